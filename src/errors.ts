@@ -1,0 +1,30 @@
+import createError from '@fastify/error'
+
+/**
+ * Every coded error the framework throws or answers with. HTTP transport
+ * errors carry their status; the transports turn them into JSON-RPC error
+ * bodies with `id: null` (see `src/transports/replies.ts`). Tests match on `code`.
+ */
+
+/** Registration: a tool, resource or prompt definition is malformed. */
+export const InvalidDefinitionError = createError('FST_MCP_INVALID_DEFINITION', 'Invalid %s definition: %s', 500, TypeError)
+/** Registration: the name or URI is already registered. */
+export const DuplicateDefinitionError = createError('FST_MCP_DUPLICATE_DEFINITION', 'A %s named "%s" is already registered', 500)
+/** Lifecycle: start() called twice, or after stop(). */
+export const AlreadyStartedError = createError('FST_MCP_ALREADY_STARTED', 'The server has already been started', 500)
+/** Lifecycle: the listener could not be opened (port in use, permission denied, ...). */
+export const StartFailedError = createError('FST_MCP_START_FAILED', 'Could not start the MCP server: %s', 500)
+
+// HTTP transport errors, one per row of the error contract in the README.
+export const ParseError = createError('FST_MCP_PARSE_ERROR', 'Parse error: the body is not valid JSON', 400)
+export const InvalidMessageError = createError('FST_MCP_INVALID_REQUEST', 'Invalid request: %s', 400)
+export const MissingSessionError = createError('FST_MCP_MISSING_SESSION', 'Bad request: %s', 400)
+export const UnknownSessionError = createError('FST_MCP_UNKNOWN_SESSION', 'Session not found', 404)
+export const BodyTooLargeError = createError('FST_MCP_BODY_TOO_LARGE', 'Request body is larger than %d bytes', 413)
+export const UnsupportedMediaTypeError = createError('FST_MCP_UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json', 415)
+export const NotAcceptableError = createError('FST_MCP_NOT_ACCEPTABLE', 'Not acceptable: %s', 406)
+export const ForbiddenOriginError = createError('FST_MCP_FORBIDDEN_ORIGIN', 'Forbidden: %s', 403)
+export const ForeignSessionError = createError('FST_MCP_FOREIGN_SESSION', 'Forbidden: the session belongs to another principal', 403)
+export const AtCapacityError = createError('FST_MCP_AT_CAPACITY', 'Server at capacity, retry later', 503)
+export const UnsupportedProtocolVersionError = createError('FST_MCP_UNSUPPORTED_PROTOCOL_VERSION', 'Bad request: unsupported MCP-Protocol-Version %s', 400)
+export const MethodNotAllowedError = createError('FST_MCP_METHOD_NOT_ALLOWED', 'Method not allowed: %s', 405)

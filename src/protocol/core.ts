@@ -1,0 +1,104 @@
+import type { TSchema } from '@sinclair/typebox'
+import type {
+  ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
+  ToolDefinition, ToolHandler
+} from './definitions.js'
+import { Dispatcher } from './dispatcher.js'
+import type { JsonRpcNotification } from './jsonrpc.js'
+import type { ErrorLogger } from './methods/types.js'
+import { Registry, type Registration } from './registry.js'
+import type { Session } from './session.js'
+
+/** The registry API shared by `MCPServer` and `app.mcp`. */
+export interface MCPRegistryApi {
+  /** Registers a tool; arguments are validated against `inputSchema` before the handler runs. */
+  tool: <I extends TSchema | JsonSchema, O extends TSchema | JsonSchema>(definition: ToolDefinition<I, O>, handler: ToolHandler<ArgsOf<I>>) => Registration
+  /** Registers a resource at a fixed URI or a URI template (`docs://{path}`). */
+  resource: <U extends string>(definition: ResourceDefinition<U>, handler: ResourceHandler<U>) => Registration
+  /** Registers a prompt; required arguments are checked before the handler runs. */
+  prompt: <const A extends readonly PromptArgument[]>(definition: PromptDefinition<A>, handler: PromptHandler<A>) => Registration
+  /** Sends a notification to every initialized session; returns how many it reached. */
+  broadcast: (notification: { method: string, params?: Record<string, unknown> }) => number
+  /** Tells the sessions subscribed to `uri` that it changed (`notifications/resources/updated`). */
+  notifyResourceUpdated: (uri: string) => number
+  /** Number of open sessions. */
+  readonly sessionCount: number
+}
+
+export interface CoreOptions {
+  name: string
+  version: string
+  instructions?: string | undefined
+  pageSize: number
+  requestTimeoutMs: number
+  logger: ErrorLogger
+}
+
+/**
+ * Everything that is the same on every transport: the registry, the
+ * dispatcher and the set of live sessions. Transports add and remove sessions;
+ * list changes and broadcasts go out through here.
+ */
+export class McpCore implements MCPRegistryApi {
+  readonly registry = new Registry()
+  readonly dispatcher: Dispatcher
+  readonly sessions = new Map<string, Session>()
+
+  constructor (options: CoreOptions) {
+    this.dispatcher = new Dispatcher(this.registry, options)
+    this.registry.onChange((kind) => { this.broadcast({ method: `notifications/${kind}/list_changed` }) })
+  }
+
+  get sessionCount (): number {
+    return this.sessions.size
+  }
+
+  /** Tracks a session until it closes. */
+  addSession (session: Session): void {
+    this.sessions.set(session.id, session)
+    session.onClose(() => { this.sessions.delete(session.id) })
+  }
+
+  tool<I extends TSchema | JsonSchema, O extends TSchema | JsonSchema> (definition: ToolDefinition<I, O>, handler: ToolHandler<ArgsOf<I>>): Registration {
+    return this.registry.tool(definition, handler)
+  }
+
+  resource<U extends string> (definition: ResourceDefinition<U>, handler: ResourceHandler<U>): Registration {
+    return this.registry.resource(definition, handler)
+  }
+
+  prompt<const A extends readonly PromptArgument[]> (definition: PromptDefinition<A>, handler: PromptHandler<A>): Registration {
+    return this.registry.prompt(definition, handler)
+  }
+
+  broadcast (notification: { method: string, params?: Record<string, unknown> }): number {
+    const message: JsonRpcNotification = notification.params === undefined
+      ? { jsonrpc: '2.0', method: notification.method }
+      : { jsonrpc: '2.0', method: notification.method, params: notification.params }
+    // Serialized once for all sessions: a broadcast to 10,000 clients must not stringify 10,000 times.
+    const json = JSON.stringify(message)
+    let reached = 0
+    for (const session of this.sessions.values()) {
+      if (session.state !== 'ready') continue
+      session.sendSerialized(json, message)
+      reached++
+    }
+    return reached
+  }
+
+  notifyResourceUpdated (uri: string): number {
+    const message: JsonRpcNotification = { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } }
+    let reached = 0
+    for (const session of this.sessions.values()) {
+      if (!session.subscriptions.has(uri)) continue
+      session.send(message)
+      reached++
+    }
+    return reached
+  }
+
+  /** Ends every session (server shutdown). */
+  closeAllSessions (reason: string): void {
+    for (const session of [...this.sessions.values()]) session.close(reason)
+  }
+}

@@ -1,0 +1,108 @@
+import { ErrorCode, McpError, failure, success, type ClassifiedMessage, type JsonRpcNotification, type JsonRpcRequest } from './jsonrpc.js'
+import { complete } from './methods/completion.js'
+import { initialize, ping, setLevel } from './methods/lifecycle.js'
+import { getPrompt, listPrompts } from './methods/prompts.js'
+import { listResources, listResourceTemplates, readResource, subscribe, unsubscribe } from './methods/resources.js'
+import { callTool, listTools } from './methods/tools.js'
+import type { ErrorLogger, MethodEnv, MethodHandler, ServerIdentity } from './methods/types.js'
+import type { Registry } from './registry.js'
+import { RequestContext } from './request-context.js'
+import type { Session } from './session.js'
+
+const METHODS = new Map<string, MethodHandler>([
+  ['initialize', initialize],
+  ['ping', ping],
+  ['logging/setLevel', setLevel],
+  ['tools/list', listTools],
+  ['tools/call', callTool],
+  ['resources/list', listResources],
+  ['resources/templates/list', listResourceTemplates],
+  ['resources/read', readResource],
+  ['resources/subscribe', subscribe],
+  ['resources/unsubscribe', unsubscribe],
+  ['prompts/list', listPrompts],
+  ['prompts/get', getPrompt],
+  ['completion/complete', complete]
+])
+
+/** Methods a client may call before `initialize` has been answered. */
+const BEFORE_INITIALIZE = new Set(['initialize', 'ping'])
+
+export interface DispatcherOptions extends ServerIdentity {
+  requestTimeoutMs: number
+  logger: ErrorLogger
+}
+
+/**
+ * Turns JSON-RPC messages into registry calls and answers. Knows nothing of
+ * HTTP or stdio: a transport hands it a classified message and the session it
+ * arrived on, and everything goes back out through `session.send`.
+ */
+export class Dispatcher {
+  private readonly registry: Registry
+  private readonly options: DispatcherOptions
+
+  constructor (registry: Registry, options: DispatcherOptions) {
+    this.registry = registry
+    this.options = options
+  }
+
+  /** Resolves when the message is fully handled (a request's answer has been sent). */
+  async dispatch (session: Session, classified: ClassifiedMessage): Promise<void> {
+    session.lastActivity = Date.now()
+    switch (classified.kind) {
+      case 'request':
+        return await this.handleRequest(session, classified.message)
+      case 'notification':
+        return this.handleNotification(session, classified.message)
+      case 'response':
+        session.receiveResponse(classified.message)
+        return
+      case 'invalid':
+        session.send(failure(classified.id, ErrorCode.InvalidRequest, `Invalid request: ${classified.reason}`))
+    }
+  }
+
+  private async handleRequest (session: Session, request: JsonRpcRequest): Promise<void> {
+    const method = METHODS.get(request.method)
+    if (method === undefined) {
+      session.send(failure(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method.slice(0, 128)}`), request.id)
+      return
+    }
+    if (session.state === 'new' && !BEFORE_INITIALIZE.has(request.method)) {
+      session.send(failure(request.id, ErrorCode.InvalidRequest, 'The session is not initialized: send initialize first'), request.id)
+      return
+    }
+    const params = request.params ?? {}
+    const controller = session.beginRequest(request.id)
+    const meta = params._meta as Record<string, unknown> | undefined
+    const ctx = new RequestContext(session, request.id, controller.signal, meta, this.options.requestTimeoutMs)
+    const env: MethodEnv = { registry: this.registry, session, ctx, server: this.options, logger: this.options.logger }
+    try {
+      const result = await method(params, env)
+      // A cancelled request gets no answer (MCP cancellation); a closed session cannot take one.
+      if (!controller.signal.aborted) session.send(success(request.id, result), request.id)
+    } catch (error) {
+      if (!controller.signal.aborted) session.send(this.toFailure(request, error, session), request.id)
+    } finally {
+      session.endRequest(request.id, controller)
+    }
+  }
+
+  private toFailure (request: JsonRpcRequest, error: unknown, session: Session): ReturnType<typeof failure> {
+    if (error instanceof McpError) return failure(request.id, error.code, error.message, error.data)
+    this.options.logger.error({ err: error, method: request.method, session: session.id }, 'request handler failed')
+    return failure(request.id, ErrorCode.InternalError, 'Internal error')
+  }
+
+  private handleNotification (session: Session, notification: JsonRpcNotification): void {
+    const params = notification.params ?? {}
+    if (notification.method === 'notifications/cancelled') {
+      const requestId = params.requestId
+      if (typeof requestId === 'string' || typeof requestId === 'number') {
+        session.cancelRequest(requestId, typeof params.reason === 'string' ? params.reason.slice(0, 256) : 'cancelled by the client')
+      }
+    }
+    // notifications/initialized, roots/list_changed, progress: nothing to do; unknown ones are ignored as JSON-RPC requires.
+  }
+}

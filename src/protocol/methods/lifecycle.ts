@@ -1,0 +1,51 @@
+import { ErrorCode, McpError } from '../jsonrpc.js'
+import { LOG_LEVELS, type LogLevel } from '../session.js'
+import { negotiateVersion } from '../versions.js'
+import type { MethodHandler, MethodEnv } from './types.js'
+import { optionalObject, requireString } from './types.js'
+
+export const initialize: MethodHandler = (params, { session, server, registry }) => {
+  if (session.state !== 'new') throw new McpError(ErrorCode.InvalidRequest, 'The session is already initialized')
+  const requested = requireString(params, 'protocolVersion')
+  const version = negotiateVersion(requested)
+  session.protocolVersion = version
+  session.clientCapabilities = optionalObject(params, 'capabilities') ?? {}
+  session.clientInfo = optionalObject(params, 'clientInfo')
+  // The client may send requests as soon as it has our answer; waiting for
+  // notifications/initialized would race with pipelined requests.
+  session.state = 'ready'
+  const result: Record<string, unknown> = {
+    protocolVersion: version,
+    capabilities: capabilitiesOf(registry),
+    serverInfo: { name: server.name, version: server.version }
+  }
+  if (server.instructions !== undefined) result.instructions = server.instructions
+  return result
+}
+
+/** Capabilities reflect what is registered when the client connects. */
+function capabilitiesOf (registry: MethodEnv['registry']): Record<string, unknown> {
+  const capabilities: Record<string, unknown> = { logging: {} }
+  if (registry.tools.size > 0) capabilities.tools = { listChanged: true }
+  if (registry.resources.size > 0 || registry.templates.size > 0) capabilities.resources = { subscribe: true, listChanged: true }
+  if (registry.prompts.size > 0) capabilities.prompts = { listChanged: true }
+  if (hasCompleters(registry)) capabilities.completions = {}
+  return capabilities
+}
+
+function hasCompleters (registry: MethodEnv['registry']): boolean {
+  for (const prompt of registry.prompts.values()) if (Object.keys(prompt.completers).length > 0) return true
+  for (const template of registry.templates.values()) if (Object.keys(template.completers).length > 0) return true
+  return false
+}
+
+export const ping: MethodHandler = () => ({})
+
+export const setLevel: MethodHandler = (params, { session }) => {
+  const level = params.level
+  if (!(LOG_LEVELS as readonly unknown[]).includes(level)) {
+    throw new McpError(ErrorCode.InvalidParams, `params.level must be one of ${LOG_LEVELS.join(', ')}`)
+  }
+  session.logLevel = level as LogLevel
+  return {}
+}

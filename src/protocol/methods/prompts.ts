@@ -1,0 +1,27 @@
+import type { PromptResult } from '../definitions.js'
+import { ErrorCode, McpError } from '../jsonrpc.js'
+import { paginate } from '../pagination.js'
+import { shapeDescriptor } from '../versions.js'
+import { optionalObject, requireString, type MethodHandler } from './types.js'
+
+export const listPrompts: MethodHandler = (params, { registry, session, server }) => {
+  const { page, nextCursor } = paginate(registry.prompts.values(), params.cursor, server.pageSize)
+  const prompts = page.map((prompt) => shapeDescriptor(prompt.wire, session.protocolVersion as string))
+  return nextCursor === undefined ? { prompts } : { prompts, nextCursor }
+}
+
+export const getPrompt: MethodHandler = async (params, { registry, ctx }) => {
+  const name = requireString(params, 'name')
+  const prompt = registry.prompts.get(name)
+  if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name.slice(0, 128)}`)
+  const args = optionalObject(params, 'arguments') ?? {}
+  const notStrings = Object.keys(args).filter((key) => typeof args[key] !== 'string')
+  if (notStrings.length > 0) throw new McpError(ErrorCode.InvalidParams, `Prompt arguments must be strings: ${notStrings.join(', ')}`)
+  const missing = prompt.required.filter((argument) => args[argument] === undefined)
+  if (missing.length > 0) throw new McpError(ErrorCode.InvalidParams, `Missing required arguments for prompt ${name}: ${missing.join(', ')}`)
+  const result: PromptResult = await prompt.handler(args as never, ctx)
+  if (typeof result !== 'object' || result === null || !Array.isArray(result.messages)) {
+    throw new McpError(ErrorCode.InternalError, `Prompt ${name} returned no messages array`)
+  }
+  return { ...result }
+}

@@ -1,0 +1,59 @@
+import type { ResourceContents, ResourceResult } from '../definitions.js'
+import { ErrorCode, McpError } from '../jsonrpc.js'
+import { paginate } from '../pagination.js'
+import { shapeDescriptor } from '../versions.js'
+import { requireString, type MethodHandler } from './types.js'
+
+export const listResources: MethodHandler = (params, { registry, session, server }) => {
+  const { page, nextCursor } = paginate(registry.resources.values(), params.cursor, server.pageSize)
+  const resources = page.map((resource) => shapeDescriptor(resource.wire, session.protocolVersion as string))
+  return nextCursor === undefined ? { resources } : { resources, nextCursor }
+}
+
+export const listResourceTemplates: MethodHandler = (params, { registry, session, server }) => {
+  const { page, nextCursor } = paginate(registry.templates.values(), params.cursor, server.pageSize)
+  const resourceTemplates = page.map((template) => shapeDescriptor(template.wire, session.protocolVersion as string))
+  return nextCursor === undefined ? { resourceTemplates } : { resourceTemplates, nextCursor }
+}
+
+function notFound (uri: string): McpError {
+  return new McpError(ErrorCode.ResourceNotFound, 'Resource not found', { uri: uri.slice(0, 2048) })
+}
+
+export const readResource: MethodHandler = async (params, { registry, ctx }) => {
+  const uri = requireString(params, 'uri')
+  const found = registry.findResource(uri)
+  if (found === undefined) throw notFound(uri)
+  ctx.params = found.params
+  const result: ResourceResult = await found.resource.handler(uri, ctx as never)
+  if (typeof result !== 'object' || result === null || !Array.isArray(result.contents)) {
+    throw new McpError(ErrorCode.InternalError, 'The resource handler returned no contents array')
+  }
+  return { ...result, contents: result.contents.map((item) => normalizeContents(item, uri, found.resource.wire.mimeType)) }
+}
+
+/** Fills the URI and MIME type a handler left out and base64-encodes binary data. */
+function normalizeContents (item: ResourceContents, requestedUri: string, mimeType: unknown): Record<string, unknown> {
+  const normalized: Record<string, unknown> = { ...item }
+  if (typeof item.uri !== 'string') normalized.uri = requestedUri
+  if (item.mimeType === undefined && typeof mimeType === 'string') normalized.mimeType = mimeType
+  if ('blob' in item) {
+    if (item.blob instanceof Uint8Array) normalized.blob = Buffer.from(item.blob.buffer, item.blob.byteOffset, item.blob.byteLength).toString('base64')
+    else if (typeof item.blob !== 'string') throw new McpError(ErrorCode.InternalError, 'Resource blob must be a base64 string or a Uint8Array')
+  } else if (typeof (item as { text?: unknown }).text !== 'string') {
+    throw new McpError(ErrorCode.InternalError, 'Resource contents need text or blob')
+  }
+  return normalized
+}
+
+export const subscribe: MethodHandler = (params, { registry, session }) => {
+  const uri = requireString(params, 'uri')
+  if (registry.findResource(uri) === undefined) throw notFound(uri)
+  session.subscriptions.add(uri)
+  return {}
+}
+
+export const unsubscribe: MethodHandler = (params, { session }) => {
+  session.subscriptions.delete(requireString(params, 'uri'))
+  return {}
+}

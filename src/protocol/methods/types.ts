@@ -1,0 +1,46 @@
+import type { Registry } from '../registry.js'
+import type { RequestContext } from '../request-context.js'
+import type { Session } from '../session.js'
+import { ErrorCode, McpError } from '../jsonrpc.js'
+
+export interface ServerIdentity {
+  name: string
+  version: string
+  instructions?: string | undefined
+  pageSize: number
+}
+
+/** Where operators see what clients must not: handler failures with their stacks. */
+export interface ErrorLogger {
+  error: (details: Record<string, unknown>, message: string) => void
+}
+
+/** What each method handler gets: the request's params and its surroundings. */
+export interface MethodEnv {
+  registry: Registry
+  session: Session
+  ctx: RequestContext
+  server: ServerIdentity
+  logger: ErrorLogger
+}
+
+export type MethodHandler = (params: Record<string, unknown>, env: MethodEnv) => Promise<Record<string, unknown>> | Record<string, unknown>
+
+export function requireString (params: Record<string, unknown>, key: string): string {
+  const value = params[key]
+  if (typeof value !== 'string') throw new McpError(ErrorCode.InvalidParams, `params.${key} must be a string`)
+  return value
+}
+
+export function optionalObject (params: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
+  const value = params[key]
+  if (value === undefined) return undefined
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new McpError(ErrorCode.InvalidParams, `params.${key} must be an object`)
+  }
+  return value as Record<string, unknown>
+}
+
+export function errorMessage (error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,182 @@
+import type { TSchema } from '@sinclair/typebox'
+import { DuplicateDefinitionError, InvalidDefinitionError } from '../errors.js'
+import type {
+  ArgsOf, Completer, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition,
+  ResourceHandler, ToolDefinition, ToolHandler
+} from './definitions.js'
+import { compileUriTemplate, isUriTemplate, type UriTemplate } from './uri-template.js'
+import { compileValidator, toWireSchema, type Validator } from './validation.js'
+
+export type ListKind = 'tools' | 'resources' | 'prompts'
+
+/** Returned by every registration: removes the entry again (clients get `list_changed`). */
+export interface Registration {
+  remove: () => void
+}
+
+export interface RegisteredTool {
+  /** What `tools/list` sends: plain JSON, computed once. */
+  readonly wire: Record<string, unknown>
+  readonly validateInput: Validator
+  readonly validateOutput: Validator | undefined
+  readonly handler: ToolHandler<Record<string, unknown>>
+}
+
+export interface RegisteredResource {
+  readonly wire: Record<string, unknown>
+  readonly template: UriTemplate | undefined
+  readonly completers: Record<string, Completer>
+  readonly handler: ResourceHandler<string>
+}
+
+export interface RegisteredPrompt {
+  readonly wire: Record<string, unknown>
+  readonly required: readonly string[]
+  readonly completers: Record<string, Completer>
+  readonly handler: PromptHandler<readonly PromptArgument[]>
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
+const EMPTY_OBJECT_SCHEMA: JsonSchema = { type: 'object', properties: {} }
+
+/**
+ * Holds what the server offers. Transport-agnostic: it validates definitions,
+ * precomputes their wire form and validators once, and announces changes so
+ * the server can send `notifications/<kind>/list_changed`.
+ */
+export class Registry {
+  readonly tools = new Map<string, RegisteredTool>()
+  readonly resources = new Map<string, RegisteredResource>()
+  readonly templates = new Map<string, RegisteredResource>()
+  readonly prompts = new Map<string, RegisteredPrompt>()
+  private readonly listeners: Array<(kind: ListKind) => void> = []
+
+  onChange (listener: (kind: ListKind) => void): void {
+    this.listeners.push(listener)
+  }
+
+  tool<I extends TSchema | JsonSchema, O extends TSchema | JsonSchema> (definition: ToolDefinition<I, O>, handler: ToolHandler<ArgsOf<I>>): Registration {
+    requireObject(definition, 'tool')
+    requireHandler(handler, 'tool', definition.name)
+    if (typeof definition.name !== 'string' || !TOOL_NAME.test(definition.name)) {
+      throw new InvalidDefinitionError('tool', `name must be 1-128 characters of A-Z, a-z, 0-9, "_", "-" or "."; got ${JSON.stringify(definition.name)}`)
+    }
+    const name = definition.name
+    if (this.tools.has(name)) throw new DuplicateDefinitionError('tool', name)
+    const inputSchema = definition.inputSchema === undefined ? EMPTY_OBJECT_SCHEMA : toWireSchema(requireObjectSchema(definition.inputSchema, name, 'inputSchema'))
+    const outputSchema = definition.outputSchema === undefined ? undefined : toWireSchema(requireObjectSchema(definition.outputSchema, name, 'outputSchema'))
+    const { inputSchema: _i, outputSchema: _o, ...rest } = definition
+    const wire: Record<string, unknown> = { ...rest, inputSchema }
+    if (outputSchema !== undefined) wire.outputSchema = outputSchema
+    this.tools.set(name, {
+      wire,
+      validateInput: compileValidator(inputSchema, 'arguments'),
+      validateOutput: outputSchema === undefined ? undefined : compileValidator(outputSchema, 'structuredContent'),
+      handler: handler as ToolHandler<Record<string, unknown>>
+    })
+    return this.announce('tools', () => this.tools.delete(name))
+  }
+
+  resource<U extends string> (definition: ResourceDefinition<U>, handler: ResourceHandler<U>): Registration {
+    requireObject(definition, 'resource')
+    requireHandler(handler, 'resource', definition.uri)
+    if (typeof definition.uri !== 'string' || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(definition.uri)) {
+      throw new InvalidDefinitionError('resource', `uri must be an absolute URI or URI template; got ${JSON.stringify(definition.uri)}`)
+    }
+    if (typeof definition.name !== 'string' || definition.name === '') {
+      throw new InvalidDefinitionError('resource', `${definition.uri}: name must be a non-empty string`)
+    }
+    const uri: string = definition.uri
+    const templated = isUriTemplate(uri)
+    const target = templated ? this.templates : this.resources
+    if (target.has(uri)) throw new DuplicateDefinitionError('resource', uri)
+    const { uri: _u, complete, ...rest } = definition
+    const template = templated ? compileUriTemplate(uri) : undefined
+    const completers = { ...(complete ?? {}) } as Record<string, Completer>
+    for (const variable of Object.keys(completers)) {
+      if (template?.variables.includes(variable) !== true) {
+        throw new InvalidDefinitionError('resource', `${uri}: complete.${variable} names no variable of the URI template`)
+      }
+    }
+    target.set(uri, {
+      wire: templated ? { uriTemplate: uri, ...rest } : { uri, ...rest },
+      template,
+      completers,
+      handler: handler as unknown as ResourceHandler<string>
+    })
+    return this.announce('resources', () => target.delete(uri))
+  }
+
+  prompt<const A extends readonly PromptArgument[]> (definition: PromptDefinition<A>, handler: PromptHandler<A>): Registration {
+    requireObject(definition, 'prompt')
+    requireHandler(handler, 'prompt', definition.name)
+    if (typeof definition.name !== 'string' || definition.name === '') {
+      throw new InvalidDefinitionError('prompt', 'name must be a non-empty string')
+    }
+    const name = definition.name
+    if (this.prompts.has(name)) throw new DuplicateDefinitionError('prompt', name)
+    const args: readonly PromptArgument[] = definition.arguments ?? []
+    if (!Array.isArray(args)) throw new InvalidDefinitionError('prompt', `${name}: arguments must be an array`)
+    const completers: Record<string, Completer> = {}
+    const seen = new Set<string>()
+    const wireArgs = args.map(({ complete, ...argument }) => {
+      if (typeof argument.name !== 'string' || argument.name === '' || seen.has(argument.name)) {
+        throw new InvalidDefinitionError('prompt', `${name}: every argument needs a unique non-empty name`)
+      }
+      seen.add(argument.name)
+      if (complete !== undefined) completers[argument.name] = complete
+      return argument
+    })
+    const { arguments: _a, ...rest } = definition
+    this.prompts.set(name, {
+      wire: { ...rest, arguments: wireArgs },
+      required: args.filter((argument) => argument.required === true).map((argument) => argument.name),
+      completers,
+      handler: handler as unknown as PromptHandler<readonly PromptArgument[]>
+    })
+    return this.announce('prompts', () => this.prompts.delete(name))
+  }
+
+  /** Finds the resource for a URI: an exact URI first, then the first matching template. */
+  findResource (uri: string): { resource: RegisteredResource, params: Record<string, string> } | undefined {
+    const fixed = this.resources.get(uri)
+    if (fixed !== undefined) return { resource: fixed, params: {} }
+    for (const resource of this.templates.values()) {
+      const params = resource.template?.match(uri)
+      if (params !== undefined) return { resource, params }
+    }
+    return undefined
+  }
+
+  private announce (kind: ListKind, remove: () => boolean): Registration {
+    this.emit(kind)
+    return {
+      remove: () => {
+        if (remove()) this.emit(kind)
+      }
+    }
+  }
+
+  private emit (kind: ListKind): void {
+    for (const listener of this.listeners) listener(kind)
+  }
+}
+
+function requireObject (definition: unknown, what: string): void {
+  if (typeof definition !== 'object' || definition === null) {
+    throw new InvalidDefinitionError(what, 'the definition must be an object')
+  }
+}
+
+function requireHandler (handler: unknown, what: string, name: unknown): void {
+  if (typeof handler !== 'function') {
+    throw new InvalidDefinitionError(what, `${String(name)}: the handler must be a function`)
+  }
+}
+
+function requireObjectSchema (schema: unknown, tool: string, field: string): JsonSchema {
+  if (typeof schema !== 'object' || schema === null || (schema as JsonSchema).type !== 'object') {
+    throw new InvalidDefinitionError('tool', `${tool}: ${field} must be a JSON Schema with type "object"`)
+  }
+  return schema as JsonSchema
+}

@@ -1,0 +1,87 @@
+import type { HandlerContext, ServerRequestOptions } from './context.js'
+import { ErrorCode, McpError, type JsonRpcId } from './jsonrpc.js'
+import type { Principal } from './principal.js'
+import { LOG_LEVELS, type LogLevel, type Session } from './session.js'
+import { LATEST_PROTOCOL_VERSION, supports } from './versions.js'
+
+/**
+ * The `ctx` handed to handlers. A class rather than an object of closures so
+ * that a call allocates one small object, not a dozen functions.
+ */
+export class RequestContext implements HandlerContext {
+  readonly requestId: JsonRpcId
+  readonly signal: AbortSignal
+  readonly meta: Record<string, unknown> | undefined
+  /** Template variables, for resource handlers. */
+  params: Record<string, string> = {}
+  private readonly sessionRef: Session
+  private readonly requestTimeoutMs: number
+  private lastProgress = -Infinity
+
+  constructor (session: Session, requestId: JsonRpcId, signal: AbortSignal, meta: Record<string, unknown> | undefined, requestTimeoutMs: number) {
+    this.sessionRef = session
+    this.requestId = requestId
+    this.signal = signal
+    this.meta = meta
+    this.requestTimeoutMs = requestTimeoutMs
+  }
+
+  get session (): string {
+    return this.sessionRef.id
+  }
+
+  get auth (): Principal | undefined {
+    return this.sessionRef.principal
+  }
+
+  get protocolVersion (): string {
+    return this.sessionRef.protocolVersion ?? LATEST_PROTOCOL_VERSION
+  }
+
+  progress (progress: number, total?: number, message?: string): void {
+    const token = this.meta?.progressToken
+    // MCP requires progress to increase; a stale or repeated value is dropped rather than confusing the client.
+    if ((typeof token !== 'string' && typeof token !== 'number') || !(progress > this.lastProgress)) return
+    this.lastProgress = progress
+    const params: Record<string, unknown> = { progressToken: token, progress }
+    if (total !== undefined) params.total = total
+    if (message !== undefined && supports(this.protocolVersion, 'progressMessage')) params.message = message
+    this.sessionRef.notify('notifications/progress', params, this.requestId)
+  }
+
+  log (level: LogLevel, data: unknown, logger?: string): void {
+    sendLog(this.sessionRef, level, data, logger, this.requestId)
+  }
+
+  sample (params: Record<string, unknown>, options?: ServerRequestOptions): Promise<Record<string, unknown>> {
+    return this.clientRequest('sampling', 'sampling/createMessage', params, options)
+  }
+
+  elicit (params: Record<string, unknown>, options?: ServerRequestOptions): Promise<Record<string, unknown>> {
+    return this.clientRequest('elicitation', 'elicitation/create', params, options)
+  }
+
+  listRoots (options?: ServerRequestOptions): Promise<Record<string, unknown>> {
+    return this.clientRequest('roots', 'roots/list', undefined, options)
+  }
+
+  private clientRequest (capability: string, method: string, params: Record<string, unknown> | undefined, options: ServerRequestOptions = {}): Promise<Record<string, unknown>> {
+    if (this.sessionRef.clientCapabilities[capability] === undefined) {
+      return Promise.reject(new McpError(ErrorCode.MethodNotFound, `The client does not support ${capability}`))
+    }
+    return this.sessionRef.request(method, params, {
+      timeoutMs: options.timeoutMs ?? this.requestTimeoutMs,
+      signal: options.signal ?? this.signal,
+      relatedRequestId: this.requestId
+    })
+  }
+}
+
+/** Sends `notifications/message` unless the session asked for a higher level. */
+export function sendLog (session: Session, level: LogLevel, data: unknown, logger: string | undefined, relatedRequestId?: JsonRpcId): void {
+  const threshold = session.logLevel
+  if (threshold !== undefined && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold)) return
+  const params: Record<string, unknown> = { level, data }
+  if (logger !== undefined) params.logger = logger
+  session.notify('notifications/message', params, relatedRequestId)
+}

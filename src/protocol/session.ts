@@ -1,0 +1,172 @@
+import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from './jsonrpc.js'
+import { ErrorCode, McpError } from './jsonrpc.js'
+import type { Principal } from './principal.js'
+
+/**
+ * What a transport provides for one connected client. The dispatcher writes
+ * through it and knows nothing else about the wire.
+ */
+export interface SessionChannel {
+  /**
+   * Deliver one message. `relatedRequestId` names the client request this
+   * message belongs to (its response, or progress/logs/server requests made
+   * while handling it); Streamable HTTP routes by it, other transports ignore it.
+   */
+  send: (message: JsonRpcMessage, relatedRequestId?: JsonRpcId) => void
+  /**
+   * Optional fast path for broadcasts: a message already serialized once for
+   * every session. Transports that frame text (SSE, stdio) implement it.
+   */
+  sendSerialized?: (json: string) => void
+  /** Release the transport's resources (end the stream, drop the socket). */
+  close: () => void
+}
+
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
+
+interface PendingRequest {
+  resolve: (result: Record<string, unknown>) => void
+  reject: (error: Error) => void
+  timer: NodeJS.Timeout
+  cleanup: () => void
+}
+
+export type SessionState = 'new' | 'ready' | 'closed'
+
+/**
+ * One client's conversation with the server, whatever the transport. Holds the
+ * negotiated protocol version, the verified principal, handlers in flight (so a
+ * cancel or a disconnect aborts them) and server-to-client requests awaiting
+ * their answers.
+ */
+export class Session {
+  readonly id: string
+  readonly principal: Principal | undefined
+  state: SessionState = 'new'
+  protocolVersion: string | undefined
+  clientInfo: Record<string, unknown> | undefined
+  clientCapabilities: Record<string, unknown> = {}
+  /** Minimum level of log notifications; undefined until the client sets one. */
+  logLevel: LogLevel | undefined
+  readonly subscriptions = new Set<string>()
+  /** Epoch ms of the last message received; transports use it for idle timeouts. */
+  lastActivity = Date.now()
+
+  private readonly channel: SessionChannel
+  private readonly inflight = new Map<JsonRpcId, AbortController>()
+  private readonly outgoing = new Map<JsonRpcId, PendingRequest>()
+  private readonly closeListeners: Array<(session: Session) => void> = []
+  private nextOutgoingId = 1
+
+  constructor (id: string, channel: SessionChannel, principal?: Principal) {
+    this.id = id
+    this.channel = channel
+    this.principal = principal
+  }
+
+  get closed (): boolean {
+    return this.state === 'closed'
+  }
+
+  /** Number of client requests being handled right now. */
+  get inflightCount (): number {
+    return this.inflight.size
+  }
+
+  send (message: JsonRpcMessage, relatedRequestId?: JsonRpcId): void {
+    if (this.state === 'closed') return
+    this.channel.send(message, relatedRequestId)
+  }
+
+  sendSerialized (json: string, message: JsonRpcMessage): void {
+    if (this.state === 'closed') return
+    if (this.channel.sendSerialized !== undefined) this.channel.sendSerialized(json)
+    else this.channel.send(message)
+  }
+
+  notify (method: string, params?: Record<string, unknown>, relatedRequestId?: JsonRpcId): void {
+    this.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, relatedRequestId)
+  }
+
+  /** Registers a client request as in flight; its signal aborts on cancel or close. */
+  beginRequest (id: JsonRpcId): AbortController {
+    const controller = new AbortController()
+    this.inflight.set(id, controller)
+    return controller
+  }
+
+  endRequest (id: JsonRpcId, controller: AbortController): void {
+    // A client may reuse an id after cancelling; only remove our own entry.
+    if (this.inflight.get(id) === controller) this.inflight.delete(id)
+  }
+
+  cancelRequest (id: JsonRpcId, reason: string): void {
+    this.inflight.get(id)?.abort(new McpError(ErrorCode.InvalidRequest, `Request cancelled: ${reason}`))
+  }
+
+  /**
+   * Sends a server-to-client request (sampling, elicitation, roots) and waits
+   * for the client's answer on this session.
+   */
+  request (method: string, params: Record<string, unknown> | undefined, options: { timeoutMs: number, signal?: AbortSignal, relatedRequestId?: JsonRpcId }): Promise<Record<string, unknown>> {
+    if (this.state === 'closed') return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Session closed'))
+    options.signal?.throwIfAborted()
+    const id = `srv-${this.nextOutgoingId++}`
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.settleOutgoing(id)?.reject(new McpError(ErrorCode.InvalidRequest, 'Request cancelled'))
+        this.notify('notifications/cancelled', { requestId: id, reason: 'cancelled by the server' })
+      }
+      const timer = setTimeout(() => {
+        this.settleOutgoing(id)?.reject(new McpError(ErrorCode.RequestTimeout, `No answer to ${method} within ${options.timeoutMs} ms`))
+      }, options.timeoutMs)
+      timer.unref()
+      options.signal?.addEventListener('abort', onAbort, { once: true })
+      this.outgoing.set(id, {
+        resolve,
+        reject,
+        timer,
+        cleanup: () => options.signal?.removeEventListener('abort', onAbort)
+      })
+      const message = params === undefined ? { jsonrpc: '2.0' as const, id, method } : { jsonrpc: '2.0' as const, id, method, params }
+      this.send(message, options.relatedRequestId)
+    })
+  }
+
+  /** Delivers a client's response to a server-to-client request; false when nothing waited for it. */
+  receiveResponse (response: JsonRpcResponse): boolean {
+    if (response.id === null) return false
+    const pending = this.settleOutgoing(response.id)
+    if (pending === undefined) return false
+    if ('error' in response) pending.reject(new McpError(response.error.code, response.error.message, response.error.data))
+    else pending.resolve(response.result)
+    return true
+  }
+
+  onClose (listener: (session: Session) => void): void {
+    this.closeListeners.push(listener)
+  }
+
+  /** Ends the session: aborts handlers in flight, fails pending requests, closes the channel. Idempotent. */
+  close (reason = 'session closed'): void {
+    if (this.state === 'closed') return
+    this.state = 'closed'
+    const abortReason = new McpError(ErrorCode.ConnectionClosed, reason)
+    for (const controller of this.inflight.values()) controller.abort(abortReason)
+    this.inflight.clear()
+    for (const id of [...this.outgoing.keys()]) this.settleOutgoing(id)?.reject(abortReason)
+    this.subscriptions.clear()
+    this.channel.close()
+    for (const listener of this.closeListeners.splice(0)) listener(this)
+  }
+
+  private settleOutgoing (id: JsonRpcId): PendingRequest | undefined {
+    const pending = this.outgoing.get(id)
+    if (pending === undefined) return undefined
+    this.outgoing.delete(id)
+    clearTimeout(pending.timer)
+    pending.cleanup()
+    return pending
+  }
+}

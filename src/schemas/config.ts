@@ -1,0 +1,186 @@
+import { Type, type Static } from '@sinclair/typebox'
+
+// The schemas state shape, type, range and default. Checks that span several fields or that need a
+// human explanation (weak secrets, algorithm confusion, https outside loopback...) live in
+// rules.ts; resolve.ts runs both and reports every problem at once.
+
+const MiB = 1024 * 1024
+
+/** Signing algorithms a JWT verifier may accept. `none` is deliberately absent. */
+export const JWT_ALGORITHMS = [
+  'HS256', 'HS384', 'HS512',
+  'RS256', 'RS384', 'RS512',
+  'PS256', 'PS384', 'PS512',
+  'ES256', 'ES384', 'ES512',
+  'EdDSA'
+] as const
+export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number]
+
+/** An HTTP header field name (RFC 9110 token). */
+export const HEADER_TOKEN_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
+/** An absolute request path without query or fragment. */
+export const ENDPOINT_PATTERN = '^/[^?#]*$'
+/** `*` or a browser origin: `scheme://host[:port]`, no path, no trailing slash. */
+export const ORIGIN_PATTERN = '^(\\*|[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\\s]+)$'
+/** A plain query parameter name. */
+export const QUERY_PARAM_PATTERN = '^[A-Za-z0-9_.-]+$'
+
+const strict = { additionalProperties: false } as const
+
+export const CorsOptionsSchema = Type.Object({
+  /**
+   * Origins allowed to call the MCP endpoints from a browser, each `*` or `scheme://host[:port]`
+   * (for example `https://app.example.com`). An empty list allows no cross-origin caller.
+   * `*` is refused when `auth` is configured.
+   */
+  allowOrigins: Type.Array(Type.String({ pattern: ORIGIN_PATTERN }))
+}, strict)
+export type CorsOptions = Static<typeof CorsOptionsSchema>
+
+export const JwtAuthOptionsSchema = Type.Object({
+  /** Shared secret for HS256/HS384/HS512, at least 32 bytes. Read it from the environment. */
+  secret: Type.Optional(Type.String({ minLength: 32 })),
+  /** PEM public key (`-----BEGIN PUBLIC KEY-----`) or certificate for RS*, PS*, ES* or EdDSA. */
+  publicKey: Type.Optional(Type.String({ minLength: 1 })),
+  /** https URL of a JSON Web Key Set; keys are fetched by `kid` and rotate automatically. */
+  jwksUri: Type.Optional(Type.String({ minLength: 1 })),
+  /** Accepted signing algorithms, all HMAC (HS*) or all asymmetric; `none` is refused. */
+  algorithms: Type.Array(Type.Union(JWT_ALGORITHMS.map((alg) => Type.Literal(alg))), { minItems: 1 }),
+  /** Expected `iss` claim; checked when set. */
+  issuer: Type.Optional(Type.String({ minLength: 1 })),
+  /** Expected `aud` claim; checked when set. Set it so tokens for other services are refused. */
+  audience: Type.Optional(Type.String({ minLength: 1 })),
+  /** Clock skew allowed on `exp`, `nbf` and `iat`, in seconds. Default 5. */
+  clockToleranceSeconds: Type.Optional(Type.Integer({ minimum: 0, default: 5 })),
+  /** Largest bearer token accepted, in bytes; longer ones are refused before parsing. Default 8192. */
+  maxTokenBytes: Type.Optional(Type.Integer({ minimum: 1, default: 8192 }))
+}, strict)
+export type JwtAuthOptions = Static<typeof JwtAuthOptionsSchema>
+
+export const ApiKeyAuthOptionsSchema = Type.Object({
+  /** Accepted keys, each at least 16 characters; any one of them authenticates. Never logged. */
+  keys: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+  /** Request header carrying the key. Default `X-API-Key`. */
+  headerName: Type.Optional(Type.String({ pattern: HEADER_TOKEN_PATTERN, default: 'X-API-Key' })),
+  /** Query parameter that may carry the key instead of the header; unset = header only. */
+  queryParam: Type.Optional(Type.String({ minLength: 1, pattern: QUERY_PARAM_PATTERN }))
+}, strict)
+export type ApiKeyAuthOptions = Static<typeof ApiKeyAuthOptionsSchema>
+
+export const OAuthAuthOptionsSchema = Type.Object({
+  /** Issuer URL of the authorization server, used for discovery; https outside loopback. */
+  issuerUrl: Type.String({ minLength: 1 }),
+  /** OAuth client identifier of this server (used for token introspection). */
+  clientId: Type.String({ minLength: 1 }),
+  /** OAuth client secret of this server. Read it from the environment; never logged. */
+  clientSecret: Type.String({ minLength: 1 }),
+  /** Expected audience of access tokens; checked when set. */
+  audience: Type.Optional(Type.String({ minLength: 1 })),
+  /** Scopes every access token must carry. Unset = no scope required. */
+  scopes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  /** Protected resource identifier (absolute URL) advertised in RFC 9728 metadata. Optional. */
+  resource: Type.Optional(Type.String({ minLength: 1 })),
+  /** Timeout of the discovery request to the issuer, in milliseconds. Default 5000. */
+  discoveryTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, default: 5000 })),
+  /** Introspection results kept in memory (entries); 0 disables the cache. Default 10000. */
+  introspectionCacheSize: Type.Optional(Type.Integer({ minimum: 0, default: 10000 }))
+}, strict)
+export type OAuthAuthOptions = Static<typeof OAuthAuthOptionsSchema>
+
+/** `{ type, options }`: the option set is chosen by `type`. */
+export const AuthOptionsSchema = Type.Union([
+  Type.Object({ type: Type.Literal('jwt'), options: JwtAuthOptionsSchema }, strict),
+  Type.Object({ type: Type.Literal('apikey'), options: ApiKeyAuthOptionsSchema }, strict),
+  Type.Object({ type: Type.Literal('oauth'), options: OAuthAuthOptionsSchema }, strict)
+])
+export type AuthOptions = Static<typeof AuthOptionsSchema>
+
+// Options of the HTTP routes, shared by the standalone SSE transport and the Fastify plugin.
+const httpRouteProperties = {
+  /** Path of the SSE event stream (GET). Default `/sse`. */
+  endpoint: Type.Optional(Type.String({ pattern: ENDPOINT_PATTERN, default: '/sse' })),
+  /** Path where SSE clients POST their messages. Default `/messages`. */
+  messageEndpoint: Type.Optional(Type.String({ pattern: ENDPOINT_PATTERN, default: '/messages' })),
+  /** Path of the Streamable HTTP endpoint (GET, POST, DELETE); `false` disables it. Default `/mcp`. */
+  streamableEndpoint: Type.Optional(Type.Union(
+    [Type.String({ pattern: ENDPOINT_PATTERN }), Type.Literal(false)], { default: '/mcp' })),
+  /** CORS for browser clients. Unset = no CORS headers (same-origin only). */
+  cors: Type.Optional(CorsOptionsSchema),
+  /** Authentication of every MCP route. Unset = no authentication. */
+  auth: Type.Optional(AuthOptionsSchema),
+  /**
+   * Host header values accepted besides the loopback names (`localhost`, `127.0.0.1`, `[::1]`)
+   * while bound to loopback; protects against DNS rebinding. Default: none.
+   */
+  allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  /** Largest request body accepted, in bytes. Default 4 MiB (4194304). */
+  bodyLimit: Type.Optional(Type.Integer({ minimum: 1024, default: 4 * MiB })),
+  /** Concurrent sessions; further connections get 503 with Retry-After. Default 10000. */
+  maxSessions: Type.Optional(Type.Integer({ minimum: 1, default: 10000 })),
+  /** Outbound bytes buffered per session before a slow client is cut off. Default 4 MiB. */
+  maxQueuedBytes: Type.Optional(Type.Integer({ minimum: 1024, default: 4 * MiB })),
+  /** Interval of keep-alive comments on open streams, in milliseconds. Default 15000. */
+  keepAliveIntervalMs: Type.Optional(Type.Integer({ minimum: 1000, default: 15000 })),
+  /** A session idle this long is closed, in milliseconds; 0 disables. Default 1800000 (30 min). */
+  idleTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, default: 1_800_000 })),
+  /** Streamable HTTP without sessions: each POST stands alone. Default false. */
+  stateless: Type.Optional(Type.Boolean({ default: false })),
+  /** Events kept per session so a client can resume with Last-Event-ID; 0 disables. Default 100. */
+  eventStoreSize: Type.Optional(Type.Integer({ minimum: 0, default: 100 }))
+}
+
+export const HttpOptionsSchema = Type.Object({
+  /** TCP port of the listener; 0 picks a free port. Default 8080. */
+  port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, default: 8080 })),
+  /** Interface to bind. Default `127.0.0.1` (loopback only); use `0.0.0.0` to expose it. */
+  host: Type.Optional(Type.String({ minLength: 1, default: '127.0.0.1' })),
+  ...httpRouteProperties
+  // default {} so an `sse` transport given without options still gets every default filled in.
+}, { ...strict, default: {} })
+export type HttpTransportOptions = Static<typeof HttpOptionsSchema>
+
+export const StdioTransportSchema = Type.Object({ type: Type.Literal('stdio') }, strict)
+export const SseTransportSchema = Type.Object({
+  type: Type.Literal('sse'),
+  /** HTTP listener and routes; every field has a default. */
+  options: Type.Optional(HttpOptionsSchema)
+}, strict)
+/** `{ type: 'stdio' }` (no options) or `{ type: 'sse', options? }`. Default stdio. */
+export const TransportSchema = Type.Union([StdioTransportSchema, SseTransportSchema], { default: { type: 'stdio' } })
+export type TransportOptions = Static<typeof TransportSchema>
+
+// Identity and protocol settings shared by MCPServer and the plugin.
+const serverProperties = {
+  /** Server name reported to clients in `initialize`. Default `fastify-mcp-server`. */
+  name: Type.Optional(Type.String({ minLength: 1, default: 'fastify-mcp-server' })),
+  /** Server version reported to clients in `initialize`. Default `0.0.0`. */
+  version: Type.Optional(Type.String({ minLength: 1, default: '0.0.0' })),
+  /** Usage hints sent to clients in `initialize`. Unset = none. */
+  instructions: Type.Optional(Type.String()),
+  /** Items per page of `tools/list`, `resources/list` and `prompts/list`. Default 100. */
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  /** Timeout of server-to-client requests (sampling, elicitation...), in milliseconds. Default 60000. */
+  requestTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, default: 60_000 }))
+}
+
+export const ServerOptionsSchema = Type.Object({
+  ...serverProperties,
+  /** Largest single stdio message line, in bytes. Default 4 MiB. */
+  maxMessageBytes: Type.Optional(Type.Integer({ minimum: 1024, default: 4 * MiB })),
+  /**
+   * Level of the server's own log (stderr for stdio, Fastify's logger for SSE). Protocol traffic
+   * never goes there. Default `warn`.
+   */
+  logLevel: Type.Optional(Type.Union([
+    Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'),
+    Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')
+  ], { default: 'warn' })),
+  /** Transport; default `{ type: 'stdio' }`. */
+  transport: Type.Optional(TransportSchema)
+}, strict)
+/** Options of `new MCPServer(options?)`; every field is optional. */
+export type ServerOptions = Static<typeof ServerOptionsSchema>
+
+export const PluginOptionsSchema = Type.Object({ ...serverProperties, ...httpRouteProperties }, strict)
+/** Options of `fastify.register(mcp, opts)`: the app owns the listener, so no `port`/`host`. */
+export type PluginOptions = Static<typeof PluginOptionsSchema>

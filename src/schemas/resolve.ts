@@ -1,0 +1,242 @@
+import createError from '@fastify/error'
+import { KindGuard, Type, type TObject, type TSchema } from '@sinclair/typebox'
+import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value'
+import {
+  ENDPOINT_PATTERN, HEADER_TOKEN_PATTERN, ORIGIN_PATTERN, PluginOptionsSchema, QUERY_PARAM_PATTERN, ServerOptionsSchema,
+  type ApiKeyAuthOptions, type HttpTransportOptions, type JwtAuthOptions, type OAuthAuthOptions,
+  type PluginOptions, type ServerOptions
+} from './config.js'
+import { describeValue, isRecord, join, pluginRules, serverRules, type OptionsProblem } from './rules.js'
+
+export type { OptionsProblem } from './rules.js'
+
+// TODO(lead): move into src/errors.ts with the other coded errors.
+export const InvalidOptionsError = createError<'FST_MCP_INVALID_OPTIONS', 500, [string]>(
+  'FST_MCP_INVALID_OPTIONS', 'Invalid fastify-mcp-server options:\n%s', 500)
+
+/** The error thrown by the resolvers: one line per problem in `message`, the same list in `problems`. */
+export type InvalidOptions = ReturnType<typeof InvalidOptionsError> & { problems: readonly OptionsProblem[] }
+
+type DeepReadonly<T> = T extends ReadonlyArray<infer U>
+  ? ReadonlyArray<DeepReadonly<U>>
+  : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T
+/** T with the keys K present (their defaults filled in). */
+type Filled<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: Exclude<T[P], undefined> }
+
+export type ResolvedAuthOptions =
+  | { type: 'jwt', options: Filled<JwtAuthOptions, 'clockToleranceSeconds' | 'maxTokenBytes'> }
+  | { type: 'apikey', options: Filled<ApiKeyAuthOptions, 'headerName'> }
+  | { type: 'oauth', options: Filled<OAuthAuthOptions, 'discoveryTimeoutMs' | 'introspectionCacheSize'> }
+type RouteDefaults = 'endpoint' | 'messageEndpoint' | 'streamableEndpoint' | 'bodyLimit' | 'maxSessions' |
+  'maxQueuedBytes' | 'keepAliveIntervalMs' | 'idleTimeoutMs' | 'stateless' | 'eventStoreSize'
+type IdentityDefaults = 'name' | 'version' | 'pageSize' | 'requestTimeoutMs'
+type MutableHttp = Filled<Omit<HttpTransportOptions, 'auth'>, RouteDefaults | 'port' | 'host'> & { auth?: ResolvedAuthOptions }
+
+export type ResolvedHttpTransportOptions = DeepReadonly<MutableHttp>
+export type ResolvedServerOptions = DeepReadonly<
+  Filled<Omit<ServerOptions, 'transport'>, IdentityDefaults | 'maxMessageBytes' | 'logLevel'> &
+  { transport: { type: 'stdio' } | { type: 'sse', options: MutableHttp } }>
+export type ResolvedPluginOptions = DeepReadonly<
+  Filled<Omit<PluginOptions, 'auth'>, IdentityDefaults | RouteDefaults> & { auth?: ResolvedAuthOptions }>
+
+/** Fastify reads these from the register options itself; they are not ours to validate. */
+const FASTIFY_REGISTER_KEYS = ['prefix', 'logLevel', 'logSerializers']
+
+/**
+ * Validates `new MCPServer(options)` input and fills every default. `undefined` or `{}` = stdio.
+ * Never mutates `input`; returns a deep-frozen object; throws one {@link InvalidOptionsError}
+ * listing every problem.
+ */
+export function resolveServerOptions (input: unknown): ResolvedServerOptions {
+  return resolve(ServerOptionsSchema, input === undefined ? {} : Value.Clone(input), serverRules) as ResolvedServerOptions
+}
+
+/** Same as {@link resolveServerOptions} for `fastify.register(mcp, options)`. */
+export function resolvePluginOptions (input: unknown): ResolvedPluginOptions {
+  const value: unknown = input === undefined ? {} : Value.Clone(input)
+  if (isRecord(value)) for (const key of FASTIFY_REGISTER_KEYS) delete value[key]
+  return resolve(PluginOptionsSchema, value, pluginRules) as ResolvedPluginOptions
+}
+
+function resolve (schema: TObject, value: unknown, rules: (value: unknown) => OptionsProblem[]): unknown {
+  const problems: OptionsProblem[] = []
+  const chosen = chooseVariants(schema, value, '', problems)
+  const defaulted: unknown = Value.Default(chosen, value)
+  const seen = new Set(problems.map((p) => p.path))
+  for (const error of Value.Errors(chosen, defaulted)) {
+    const problem = fromSchemaError(error, defaulted)
+    if (seen.has(problem.path)) continue // one line per path: the first error is the most basic
+    seen.add(problem.path)
+    problems.push(problem)
+  }
+  // Sorted by path so the problems of one option block read together; the sort is stable.
+  const all = merge(problems, rules(defaulted)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  if (all.length > 0) {
+    const lines = all.map((p) => `  ${p.path === '' ? '(options)' : p.path}: ${p.message}`).join('\n')
+    throw Object.assign(new InvalidOptionsError(lines), { problems: all }) satisfies InvalidOptions
+  }
+  return deepFreeze(defaulted)
+}
+
+// A raw TypeBox union error only says "expected union value". For `{ type, options }` unions we
+// read `type` first and swap the union for the matching variant (Type.Unknown when there is
+// none, after reporting it), so defaults and errors then come from that variant alone.
+function chooseVariants (schema: TSchema, value: unknown, path: string, problems: OptionsProblem[]): TSchema {
+  if (isTaggedUnion(schema)) {
+    const actual = value === undefined ? (schema.default as unknown) : value
+    if (actual === undefined) return schema
+    const types = schema.anyOf.map((variant) => JSON.stringify(variant.properties.type.const)).join(', ')
+    if (!isRecord(actual)) {
+      problems.push({ path, message: `expected an object with a "type" of ${types}, got ${describeValue(actual, path)}` })
+      return Type.Unknown()
+    }
+    const variant = schema.anyOf.find((v) => v.properties.type.const === actual.type)
+    if (variant === undefined) {
+      const got = actual.type === undefined ? 'it is missing' : `got ${describeValue(actual.type, join(path, 'type'))}`
+      problems.push({ path: join(path, 'type'), message: `expected one of ${types}, ${got}` })
+      return Type.Unknown()
+    }
+    const chosen = chooseVariants(variant, actual, path, problems)
+    return 'default' in schema ? { ...chosen, default: schema.default } : chosen
+  }
+  if (KindGuard.IsObject(schema) && isRecord(value)) {
+    const properties: Record<string, TSchema> = {}
+    for (const [key, property] of Object.entries(schema.properties)) {
+      properties[key] = chooseVariants(property, value[key], join(path, key), problems)
+    }
+    return { ...schema, properties }
+  }
+  return schema
+}
+
+type TaggedVariant = TObject<{ type: { const: unknown } & TSchema }>
+function isTaggedUnion (schema: TSchema): schema is TSchema & { anyOf: TaggedVariant[] } {
+  return KindGuard.IsUnion(schema) && schema.anyOf.every((v) => KindGuard.IsObject(v) && KindGuard.IsLiteral(v.properties.type))
+}
+
+function fromSchemaError (error: ValueError, root: unknown): OptionsProblem {
+  const path = toDotted(error.path, root)
+  if (error.type === ValueErrorType.ObjectAdditionalProperties) {
+    const key = error.path.slice(error.path.lastIndexOf('/') + 1).replaceAll('~1', '/').replaceAll('~0', '~')
+    const guess = closest(key, Object.keys((error.schema as TObject).properties))
+    return { path, message: `unknown option${guess === undefined ? '' : ` (did you mean "${guess}"?)`}` }
+  }
+  if (error.type === ValueErrorType.ObjectRequiredProperty) {
+    return { path, message: `required: expected ${describe(error.schema)}` }
+  }
+  return { path, message: `expected ${describe(error.schema)}, got ${describeValue(error.value, path)}` }
+}
+
+/** `/transport/options/keys/0` -> `transport.options.keys[0]`, using the value to tell indexes. */
+function toDotted (pointer: string, root: unknown): string {
+  let path = ''
+  let node = root
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~')
+    if (Array.isArray(node)) {
+      path = join(path, Number(key))
+      node = node[Number(key)]
+    } else {
+      path = join(path, key)
+      node = isRecord(node) ? node[key] : undefined
+    }
+  }
+  return path
+}
+
+const PATTERN_WORDS: Record<string, string> = {
+  [ENDPOINT_PATTERN]: 'a path starting with "/"',
+  [ORIGIN_PATTERN]: '"*" or an origin (scheme://host[:port])',
+  [HEADER_TOKEN_PATTERN]: 'an HTTP header name',
+  [QUERY_PARAM_PATTERN]: 'a plain parameter name'
+}
+
+/** What a schema expects, in words: "an integer from 0 to 65535". */
+function describe (schema: TSchema): string {
+  if (KindGuard.IsLiteral(schema)) return JSON.stringify(schema.const)
+  if (KindGuard.IsUnion(schema)) {
+    return schema.anyOf.every((v) => KindGuard.IsLiteral(v))
+      ? `one of ${schema.anyOf.map(describe).join(', ')}`
+      : schema.anyOf.map(describe).join(' or ')
+  }
+  if (KindGuard.IsString(schema)) {
+    if (schema.pattern !== undefined) return PATTERN_WORDS[schema.pattern] ?? `a string matching /${schema.pattern}/`
+    const min = schema.minLength ?? 0
+    if (min <= 1) return min === 1 ? 'a non-empty string' : 'a string'
+    return `a string of at least ${min} characters`
+  }
+  if (KindGuard.IsInteger(schema) || KindGuard.IsNumber(schema)) {
+    const kind = KindGuard.IsInteger(schema) ? 'an integer' : 'a number'
+    const { minimum: min, maximum: max } = schema
+    if (min !== undefined && max !== undefined) return `${kind} from ${min} to ${max}`
+    if (min !== undefined) return `${kind} of at least ${min}`
+    return max === undefined ? kind : `${kind} of at most ${max}`
+  }
+  if (KindGuard.IsBoolean(schema)) return 'true or false'
+  if (KindGuard.IsArray(schema)) {
+    const min = schema.minItems ?? 0
+    return `a ${min > 0 ? 'non-empty ' : ''}list of ${plural(describe(schema.items))}`
+  }
+  if (KindGuard.IsObject(schema)) return 'an object'
+  /* c8 ignore next 2: defensive, every kind used by config.ts is described above */
+  return 'a valid value'
+}
+
+function plural (description: string): string {
+  if (description.startsWith('one of ')) return `values, each ${description}`
+  return description.replace(/^an? (non-empty )?string/, (_, ne: string | undefined) => `${ne ?? ''}strings`)
+}
+
+/** Rule problems replace the schema problem at their path, in its place; the others are appended. */
+function merge (schemaProblems: OptionsProblem[], ruleProblems: OptionsProblem[]): OptionsProblem[] {
+  const rulePaths = new Set(ruleProblems.map((r) => r.path))
+  const placed = new Set<string>()
+  const out: OptionsProblem[] = []
+  for (const problem of schemaProblems) {
+    if (!rulePaths.has(problem.path)) {
+      out.push(problem)
+    } else if (!placed.has(problem.path)) {
+      out.push(...ruleProblems.filter((r) => r.path === problem.path))
+      placed.add(problem.path)
+    }
+  }
+  return [...out, ...ruleProblems.filter((r) => !placed.has(r.path))]
+}
+
+/** The known option closest to an unknown one, if it is close enough to be a typo. */
+function closest (key: string, known: string[]): string | undefined {
+  const limit = Math.min(2, Math.floor(key.length / 2))
+  let best: string | undefined
+  let bestDistance = Infinity
+  for (const candidate of known) {
+    const d = distance(key.toLowerCase(), candidate.toLowerCase())
+    if (d <= limit && d < bestDistance) [best, bestDistance] = [candidate, d]
+  }
+  return best
+}
+
+/** Edit distance counting an adjacent swap as one edit ("prot" -> "port"). */
+function distance (a: string, b: string): number {
+  const width = b.length + 1
+  const d: number[] = []
+  const at = (i: number, j: number): number => d[i * width + j] ?? 0
+  for (let i = 0; i <= a.length; i++) {
+    for (let j = 0; j <= b.length; j++) {
+      let v = i + j
+      if (i > 0 && j > 0) {
+        v = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + (a[i - 1] === b[j - 1] ? 0 : 1))
+        if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, at(i - 2, j - 2) + 1)
+      }
+      d[i * width + j] = v
+    }
+  }
+  return at(a.length, b.length)
+}
+
+function deepFreeze<T> (value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child)
+    Object.freeze(value)
+  }
+  return value
+}

@@ -1,0 +1,133 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { TSchema } from '@sinclair/typebox'
+import { AlreadyStartedError, StartFailedError } from './errors.js'
+import { createStderrLogger } from './logger.js'
+import { McpCore, type MCPRegistryApi } from './protocol/core.js'
+import type {
+  ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
+  ToolDefinition, ToolHandler
+} from './protocol/definitions.js'
+import type { Registration } from './protocol/registry.js'
+import { kSharedCore, mcp } from './plugin.js'
+import type { ServerOptions } from './schemas/config.js'
+import { resolveServerOptions, type ResolvedServerOptions } from './schemas/resolve.js'
+import { StdioRunner } from './stdio.js'
+
+export type StartInfo =
+  | { transport: 'stdio' }
+  | { transport: 'sse', url: string, host: string, port: number }
+
+type Lifecycle = 'idle' | 'starting' | 'started' | 'stopped'
+
+/**
+ * A standalone MCP server. With no options it speaks stdio; with
+ * `transport: { type: 'sse' }` it runs its own Fastify listener.
+ */
+export class MCPServer implements MCPRegistryApi {
+  /** The validated, defaulted, frozen options. */
+  readonly options: ResolvedServerOptions
+  private readonly core: McpCore
+  private lifecycle: Lifecycle = 'idle'
+  private stdio: StdioRunner | undefined
+  private app: FastifyInstance | undefined
+  private stopping: Promise<void> | undefined
+
+  constructor (options?: ServerOptions) {
+    this.options = resolveServerOptions(options)
+    const logger = createStderrLogger(this.options.logLevel)
+    this.core = new McpCore({ ...this.options, logger })
+  }
+
+  tool<I extends TSchema | JsonSchema, O extends TSchema | JsonSchema> (definition: ToolDefinition<I, O>, handler: ToolHandler<ArgsOf<I>>): Registration {
+    return this.core.tool(definition, handler)
+  }
+
+  resource<U extends string> (definition: ResourceDefinition<U>, handler: ResourceHandler<U>): Registration {
+    return this.core.resource(definition, handler)
+  }
+
+  prompt<const A extends readonly PromptArgument[]> (definition: PromptDefinition<A>, handler: PromptHandler<A>): Registration {
+    return this.core.prompt(definition, handler)
+  }
+
+  broadcast (notification: { method: string, params?: Record<string, unknown> }): number {
+    return this.core.broadcast(notification)
+  }
+
+  notifyResourceUpdated (uri: string): number {
+    return this.core.notifyResourceUpdated(uri)
+  }
+
+  get sessionCount (): number {
+    return this.core.sessionCount
+  }
+
+  /** Starts serving. Resolves once ready; rejects (and leaves nothing open) on any startup failure. */
+  async start (): Promise<StartInfo> {
+    if (this.lifecycle !== 'idle') throw new AlreadyStartedError()
+    this.lifecycle = 'starting'
+    try {
+      const info = this.options.transport.type === 'stdio' ? this.startStdio() : await this.startHttp()
+      this.lifecycle = 'started'
+      return info
+    } catch (error) {
+      this.lifecycle = 'stopped'
+      await this.app?.close().catch(() => {})
+      throw error
+    }
+  }
+
+  /** Ends every session and closes the listener. Idempotent; safe before start(). */
+  async stop (): Promise<void> {
+    this.stopping ??= (async () => {
+      this.lifecycle = 'stopped'
+      await this.stdio?.stop()
+      await this.app?.close()
+      this.core.closeAllSessions('server stopped')
+    })()
+    await this.stopping
+  }
+
+  /** Resolves when a stdio server's input has ended (the client went away). */
+  get closed (): Promise<void> {
+    return this.stdio?.closed ?? Promise.resolve()
+  }
+
+  private startStdio (): StartInfo {
+    this.stdio = new StdioRunner(this.core, { input: process.stdin, output: process.stdout, maxMessageBytes: this.options.maxMessageBytes })
+    this.stdio.start()
+    return { transport: 'stdio' }
+  }
+
+  private async startHttp (): Promise<StartInfo> {
+    const transport = this.options.transport
+    if (transport.type !== 'sse') throw new Error('unreachable')
+    const { port, host, ...http } = transport.options
+    const { name, version, instructions, pageSize, requestTimeoutMs } = this.options
+    const app = Fastify({
+      logger: { level: this.options.logLevel },
+      bodyLimit: http.bodyLimit,
+      // stop() must not wait for open event streams to end on their own.
+      forceCloseConnections: true
+    })
+    this.app = app
+    await app.register(mcp, { ...http, name, version, instructions, pageSize, requestTimeoutMs, [kSharedCore]: this.core } as never)
+    try {
+      await app.listen({ port, host })
+    } catch (error) {
+      throw new StartFailedError(describeListenError(error, host, port))
+    }
+    const address = app.server.address()
+    const boundPort = typeof address === 'object' && address !== null ? address.port : port
+    const urlHost = host.includes(':') ? `[${host}]` : host
+    return { transport: 'sse', url: `http://${urlHost}:${boundPort}`, host, port: boundPort }
+  }
+}
+
+function describeListenError (error: unknown, host: string, port: number): string {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === 'EADDRINUSE') return `port ${port} on ${host} is already in use`
+  if (code === 'EACCES') return `permission denied to listen on ${host}:${port} (ports below 1024 need privileges)`
+  if (code === 'EADDRNOTAVAIL') return `address ${host} is not available on this machine`
+  return error instanceof Error ? error.message : String(error)
+}

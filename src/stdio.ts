@@ -1,0 +1,137 @@
+import type { Readable, Writable } from 'node:stream'
+import { ErrorCode, classifyMessage, failure } from './protocol/jsonrpc.js'
+import type { McpCore } from './protocol/core.js'
+import { Session } from './protocol/session.js'
+
+export interface StdioRunnerOptions {
+  input: Readable
+  output: Writable
+  /** Longest accepted line in bytes; longer lines are refused without being buffered. */
+  maxMessageBytes: number
+}
+
+const NEWLINE = 0x0a
+
+/**
+ * Newline-delimited JSON-RPC over a pair of streams (stdin/stdout by default).
+ * stdout carries protocol messages only; diagnostics go to the logger (stderr).
+ * One client, one session, for the life of the process.
+ */
+export class StdioRunner {
+  readonly session: Session
+  /** Resolves when the input has ended (and answers in flight were written) or stop() was called. */
+  readonly closed: Promise<void>
+  private readonly core: McpCore
+  private readonly options: StdioRunnerOptions
+  private readonly pending: Buffer[] = []
+  private pendingBytes = 0
+  /** True while skipping the rest of an oversize line. */
+  private discarding = false
+  private readonly inflight = new Set<Promise<void>>()
+  private resolveClosed!: () => void
+  private stopped = false
+
+  constructor (core: McpCore, options: StdioRunnerOptions) {
+    this.core = core
+    this.options = options
+    this.closed = new Promise((resolve) => { this.resolveClosed = resolve })
+    this.session = new Session('stdio', {
+      send: (message) => { this.write(JSON.stringify(message)) },
+      sendSerialized: (json) => { this.write(json) },
+      close: () => {}
+    })
+  }
+
+  start (): void {
+    this.core.addSession(this.session)
+    const { input, output } = this.options
+    input.on('data', this.onData)
+    input.once('end', this.onEnd)
+    input.once('error', this.onEnd)
+    // EPIPE and friends: the client is gone; stop quietly instead of crashing on an unhandled 'error'.
+    output.on('error', this.onOutputError)
+    input.resume()
+  }
+
+  /** Ends the session now, aborting handlers in flight. Idempotent. */
+  async stop (): Promise<void> {
+    if (this.stopped) return await this.closed
+    this.stopped = true
+    const { input, output } = this.options
+    input.off('data', this.onData)
+    input.off('end', this.onEnd)
+    input.off('error', this.onEnd)
+    input.pause()
+    this.session.close('server stopped')
+    output.off('error', this.onOutputError)
+    // Keep a listener: a late EPIPE after stop must not become an uncaught exception.
+    output.on('error', () => {})
+    this.resolveClosed()
+    await this.closed
+  }
+
+  private readonly onOutputError = (): void => { void this.stop() }
+
+  private readonly onEnd = (): void => {
+    // The client closed our input: finish what it asked for, then end the session.
+    void Promise.allSettled([...this.inflight]).then(async () => { await this.stop() })
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    let buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+    let newline = buffer.indexOf(NEWLINE)
+    while (newline !== -1) {
+      const tail = buffer.subarray(0, newline)
+      if (this.discarding) {
+        this.discarding = false
+      } else if (this.pendingBytes + tail.length > this.options.maxMessageBytes) {
+        this.refuseOversize()
+        this.discarding = false
+      } else {
+        const line = this.pending.length === 0 ? tail : Buffer.concat([...this.pending, tail])
+        this.pending.length = 0
+        this.pendingBytes = 0
+        this.handleLine(line)
+      }
+      buffer = buffer.subarray(newline + 1)
+      newline = buffer.indexOf(NEWLINE)
+    }
+    if (buffer.length === 0 || this.discarding) return
+    if (this.pendingBytes + buffer.length > this.options.maxMessageBytes) {
+      // Refuse as soon as the limit is crossed and drop the rest of the line as it streams in.
+      this.refuseOversize()
+      this.discarding = true
+      return
+    }
+    this.pending.push(buffer)
+    this.pendingBytes += buffer.length
+  }
+
+  private refuseOversize (): void {
+    this.pending.length = 0
+    this.pendingBytes = 0
+    this.session.send(failure(null, ErrorCode.InvalidRequest, `Invalid request: message larger than ${this.options.maxMessageBytes} bytes`))
+  }
+
+  private handleLine (line: Buffer): void {
+    const text = line.toString('utf8').trim()
+    if (text === '') return
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      this.session.send(failure(null, ErrorCode.ParseError, 'Parse error: the message is not valid JSON'))
+      return
+    }
+    const handled = this.core.dispatcher.dispatch(this.session, classifyMessage(value))
+    this.inflight.add(handled)
+    void handled.finally(() => this.inflight.delete(handled))
+  }
+
+  private write (json: string): void {
+    const { output } = this.options
+    if (this.stopped || output.destroyed || !output.writable) return
+    output.write(json + '\n')
+  }
+}
+
