@@ -6,6 +6,8 @@ import createError from '@fastify/error'
  * bodies with `id: null` (see `src/transports/replies.ts`). Tests match on `code`.
  */
 
+/** Configuration: the options are invalid; the message lists every problem with its path, `problems` the same as data. */
+export const InvalidOptionsError = createError<'FST_MCP_INVALID_OPTIONS', 500, [string]>('FST_MCP_INVALID_OPTIONS', 'Invalid fastify-mcp-server options:\n%s', 500)
 /** Registration: a tool, resource or prompt definition is malformed. */
 export const InvalidDefinitionError = createError('FST_MCP_INVALID_DEFINITION', 'Invalid %s definition: %s', 500, TypeError)
 /** Registration: the name or URI is already registered. */

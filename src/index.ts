@@ -16,5 +16,5 @@ export { PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION } from './protocol/versions.
 export type * from './protocol/definitions.js'
 export * from './errors.js'
 export * from './schemas/config.js'
-export { resolveServerOptions, resolvePluginOptions, InvalidOptionsError } from './schemas/resolve.js'
+export { resolveServerOptions, resolvePluginOptions } from './schemas/resolve.js'
 export type { ResolvedServerOptions, ResolvedPluginOptions } from './schemas/resolve.js'

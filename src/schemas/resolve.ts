@@ -1,4 +1,4 @@
-import createError from '@fastify/error'
+import { InvalidOptionsError } from '../errors.js'
 import { KindGuard, Type, type TObject, type TSchema } from '@sinclair/typebox'
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value'
 import {
@@ -10,9 +10,7 @@ import { describeValue, isRecord, join, pluginRules, serverRules, type OptionsPr
 
 export type { OptionsProblem } from './rules.js'
 
-// TODO(lead): move into src/errors.ts with the other coded errors.
-export const InvalidOptionsError = createError<'FST_MCP_INVALID_OPTIONS', 500, [string]>(
-  'FST_MCP_INVALID_OPTIONS', 'Invalid fastify-mcp-server options:\n%s', 500)
+export { InvalidOptionsError }
 
 /** The error thrown by the resolvers: one line per problem in `message`, the same list in `problems`. */
 export type InvalidOptions = ReturnType<typeof InvalidOptionsError> & { problems: readonly OptionsProblem[] }

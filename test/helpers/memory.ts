@@ -1,0 +1,39 @@
+import { McpCore } from '../../src/protocol/core.js'
+import { classifyMessage, type JsonRpcMessage } from '../../src/protocol/jsonrpc.js'
+import { Session } from '../../src/protocol/session.js'
+
+/** A core with sessions on in-memory channels: for protocol edge cases without a transport. */
+export function memoryCore (options: { pageSize?: number, requestTimeoutMs?: number } = {}) {
+  const logged: Array<{ details: Record<string, unknown>, message: string }> = []
+  const core = new McpCore({
+    name: 'memory',
+    version: '1.0.0',
+    pageSize: options.pageSize ?? 100,
+    requestTimeoutMs: options.requestTimeoutMs ?? 1000,
+    logger: { error: (details, message) => { logged.push({ details, message }) } }
+  })
+  let ids = 0
+  function connect () {
+    const sent: any[] = []
+    let closed = 0
+    const session = new Session(`s${++ids}`, {
+      send: (message: JsonRpcMessage) => { sent.push(message) },
+      close: () => { closed++ }
+    })
+    core.addSession(session)
+    let nextId = 1
+    async function request (method: string, params?: Record<string, unknown>): Promise<any> {
+      const id = nextId++
+      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }))
+      return sent.find((message) => message.id === id)
+    }
+    async function notify (method: string, params?: Record<string, unknown>): Promise<void> {
+      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }))
+    }
+    async function initialize (protocolVersion = '2025-11-25', capabilities: Record<string, unknown> = {}): Promise<any> {
+      return await request('initialize', { protocolVersion, capabilities, clientInfo: { name: 'mem', version: '0' } })
+    }
+    return { session, sent, request, notify, initialize, closedCount: () => closed }
+  }
+  return { core, connect, logged }
+}
