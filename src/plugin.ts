@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { McpCore, type MCPRegistryApi } from './protocol/core.js'
 import { resolvePluginOptions } from './schemas/resolve.js'
@@ -32,10 +32,8 @@ const mcpPlugin: FastifyPluginAsync<MCPPluginOptions> = async (fastify, rawOptio
 
   // Routes, CORS and auth hooks live in an encapsulated child: the user's own
   // routes in this app get none of them. fastify-plugin drops `prefix` for the
-  // plugin itself, so the child takes it over.
-  await fastify.register(async (child: FastifyInstance) => {
-    await registerHttpTransports(child, core, options)
-  }, prefix === undefined ? {} : { prefix })
+  // plugin itself, so the transports' child takes it over.
+  await registerHttpTransports(fastify, core, options, prefix)
 }
 
 /** `fastify.register(mcp, options)`: MCP over HTTP inside any Fastify 5 app. */

@@ -19,7 +19,7 @@ const HTTP_DEFAULTS = {
   idleTimeoutMs: 1800000, stateless: false, eventStoreSize: 100
 }
 const SERVER_DEFAULTS = {
-  name: 'fastify-mcp-server', version: '0.0.0', pageSize: 100, maxMessageBytes: 4194304, requestTimeoutMs: 60000
+  name: 'fastify-mcp-server', version: '0.0.0', pageSize: 100, maxMessageBytes: 4194304, requestTimeoutMs: 60000, logLevel: 'warn'
 }
 
 const sse = (options: Record<string, unknown>): unknown => ({ transport: { type: 'sse', options } })

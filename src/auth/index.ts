@@ -1,6 +1,19 @@
-import type { FastifyInstance, onRequestHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { Principal } from '../protocol/principal.js'
-import type { ResolvedAuthOptions } from '../schemas/resolve.js'
+import { createApiKeyStrategy } from './apikey.js'
+import { isAuthFailure } from './errors.js'
+import { createJwtStrategy } from './jwt.js'
+import { createOAuthStrategy } from './oauth.js'
+import { redactQueryParam, requestLogSerializer } from './redact.js'
+import { sendAuthFailure, type AuthConfig, type Strategy } from './strategy.js'
+
+export {
+  AuthDiscoveryFailedError, AuthUnavailableError, InsufficientScopeError, InvalidAuthRequestError, UnauthorizedError
+} from './errors.js'
+export { keyFingerprint } from './apikey.js'
+export { PROTECTED_RESOURCE_PATH } from './oauth.js'
+export type { AuthConfig } from './strategy.js'
+export { REDACTED, redactQueryParam, requestLogSerializer } from './redact.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,11 +24,28 @@ declare module 'fastify' {
 
 /** What the HTTP transports need from authentication. */
 export interface AuthGuard {
-  /** Route-level onRequest hook for every MCP route: verifies the credential, sets `request.mcpPrincipal`, or answers 401/403. */
+  /**
+   * Route-level onRequest hook for every MCP route: verifies the credential, sets
+   * `request.mcpPrincipal`, or answers 401/403 (400 for a malformed request, 503 while the key set
+   * or the authorization server is unreachable) with a `WWW-Authenticate` challenge and an
+   * RFC 6750 body `{ error, error_description }`. It never logs.
+   */
   onRequest: onRequestHookHandler
-  /** Extra routes auth needs (RFC 9728 protected-resource metadata), registered on the MCP child instance. */
+  /**
+   * Extra routes auth needs (RFC 9728 protected-resource metadata for `oauth`; none otherwise),
+   * not behind auth. They are registered at the paths given, relative to `app`: call it with an
+   * instance without a prefix, because the metadata lives at the host root
+   * (`/.well-known/oauth-protected-resource<endpoint>`, the endpoint itself prefix included).
+   */
   registerRoutes: (app: FastifyInstance) => Promise<void>
-  /** Stops timers and caches. */
+  /**
+   * Route-level `logSerializers` for the MCP routes: Fastify's request serializer with the
+   * credential query parameters (the API key's `queryParam`, a stray `access_token`...) redacted.
+   */
+  logSerializers: { req: (request: FastifyRequest) => Record<string, unknown> }
+  /** `url` with the credential query parameters redacted, for any other log line. */
+  redactUrl: (url: string) => string
+  /** Stops pending fetches and drops the caches. */
   close: () => Promise<void>
 }
 
@@ -25,10 +55,42 @@ export interface AuthGuardEnv {
 }
 
 /**
- * Builds the guard for the configured method, or undefined when `auth` is
- * not configured. (Stub: filled in by the authentication work.)
+ * Builds the guard for the configured method, or undefined when `auth` is not configured.
+ * Rejects for `oauth` when the authorization server cannot be discovered
+ * (FST_MCP_AUTH_DISCOVERY_FAILED), and for a `jwt` publicKey that does not parse.
  */
-export async function createAuthGuard (auth: ResolvedAuthOptions | undefined, _env: AuthGuardEnv): Promise<AuthGuard | undefined> {
+export async function createAuthGuard (auth: AuthConfig | undefined, env: AuthGuardEnv): Promise<AuthGuard | undefined> {
   if (auth === undefined) return undefined
-  throw new Error(`auth type ${auth.type} is not implemented yet`)
+  // Aborts every fetch still running (key sets, discovery, introspection) when the guard closes.
+  const controller = new AbortController()
+  let strategy: Strategy
+  switch (auth.type) {
+    case 'jwt': strategy = createJwtStrategy(auth.options, controller.signal); break
+    case 'apikey': strategy = createApiKeyStrategy(auth.options); break
+    case 'oauth': strategy = await createOAuthStrategy(auth.options, env.endpoints, controller.signal); break
+  }
+
+  const onRequest: onRequestHookHandler = async function mcpAuth (request, reply) {
+    try {
+      request.mcpPrincipal = await strategy.authenticate(request)
+    } catch (error) {
+      /* c8 ignore next: strategies throw AuthFailures only; anything else is a bug for Fastify's error handler */
+      if (!isAuthFailure(error)) throw error
+      return sendAuthFailure(reply, error, strategy.challenge(request, error))
+    }
+  }
+
+  const params = strategy.redactParams
+  return {
+    onRequest,
+    async registerRoutes (app) {
+      await strategy.registerRoutes?.(app)
+    },
+    logSerializers: { req: requestLogSerializer(params) },
+    redactUrl: (url) => redactQueryParam(url, params),
+    async close () {
+      controller.abort()
+      strategy.close()
+    }
+  }
 }

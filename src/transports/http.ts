@@ -1,0 +1,81 @@
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
+import { createAuthGuard, type AuthGuard } from '../auth/index.js'
+import type { McpCore } from '../protocol/core.js'
+import type { Principal } from '../protocol/principal.js'
+import type { ResolvedAuthOptions, ResolvedPluginOptions } from '../schemas/resolve.js'
+import { createCorsPolicy } from './cors.js'
+import { createOriginGuard } from './guards.js'
+import { startIdleSweep } from './idle.js'
+import { transportErrorHandler } from './replies.js'
+import { StreamSet } from './sse-stream.js'
+
+/** Route options every MCP route carries. */
+export interface McpRouteOptions {
+  /** In order: host/origin guard, CORS, auth. */
+  onRequest: onRequestHookHandler[]
+  /** Request logs with credential query parameters redacted (when auth is on). */
+  logSerializers?: { req: (request: FastifyRequest) => Record<string, unknown> }
+}
+
+/** What every HTTP transport shares on the MCP child instance. */
+export interface HttpKit {
+  /** Fresh route options for one MCP route (GET, POST, DELETE; never OPTIONS). */
+  readonly routeOptions: () => McpRouteOptions
+  /** The auth guard, when auth is configured; its own routes are mounted outside the prefix. */
+  readonly auth: AuthGuard | undefined
+  /** Open event streams: one keep-alive timer for all, destroyed on close. */
+  readonly streams: StreamSet
+  /** `path` as clients must address it (the child's prefix included). */
+  readonly url: (path: string) => string
+}
+
+/**
+ * Prepares the encapsulated MCP child for the HTTP transports: JSON-only
+ * bodies, the error contract, DNS-rebinding protection, CORS, auth, the idle
+ * sweep and the keep-alive timer. `endpoints` are the child-relative paths of
+ * every MCP route (they get CORS preflight routes and go into auth metadata).
+ * Nothing here touches the parent app; auth's own routes are left to the caller.
+ */
+export async function setupHttp (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, endpoints: readonly string[]): Promise<HttpKit> {
+  // Fastify keeps a trailing slash of the prefix (`/api/`) but joins routes without doubling it.
+  const base = app.prefix.endsWith('/') ? app.prefix.slice(0, -1) : app.prefix
+  const url = (path: string): string => `${base}${path}`
+
+  // Only JSON bodies, parsed by Fastify's own hardened parser (prototype
+  // poisoning refused): anything else is a 415 here even if the parent app
+  // registered parsers for forms or text.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'ignore'))
+  app.setErrorHandler(transportErrorHandler)
+  // No setNotFoundHandler: without a prefix it would take over the user's 404s.
+
+  const guard = createOriginGuard({ allowOrigins: options.cors?.allowOrigins, allowedHosts: options.allowedHosts })
+  // The resolved options are deep-readonly; the auth seam takes the same shape, minus the readonly marks.
+  const authOptions = options.auth as ResolvedAuthOptions | undefined
+  const cors = options.cors === undefined ? undefined : createCorsPolicy(options.cors.allowOrigins, authOptions)
+  const auth = await createAuthGuard(authOptions, { endpoints: endpoints.map(url) })
+
+  const hooks: onRequestHookHandler[] = [guard]
+  if (cors !== undefined) hooks.push(cors.onRequest)
+  if (auth !== undefined) hooks.push(auth.onRequest)
+  const routeOptions = (only = hooks): McpRouteOptions => auth === undefined
+    ? { onRequest: [...only] }
+    : { onRequest: [...only], logSerializers: auth.logSerializers }
+  // Preflights pass the guard but never auth: browsers send them without credentials.
+  cors?.registerPreflight(app, endpoints, routeOptions([guard]))
+
+  const streams = new StreamSet(options.keepAliveIntervalMs)
+  const stopSweep = startIdleSweep(core, options.idleTimeoutMs)
+  app.addHook('onClose', async () => {
+    stopSweep()
+    streams.closeAll()
+    await auth?.close()
+  })
+  return { routeOptions: () => routeOptions(), auth, streams, url }
+}
+
+/** A session opened by a principal belongs to it: a caller with another method or subject is a stranger. */
+export function samePrincipal (owner: Principal | undefined, caller: Principal | undefined): boolean {
+  if (owner === undefined) return true
+  return caller !== undefined && owner.method === caller.method && owner.subject === caller.subject
+}

@@ -1,0 +1,80 @@
+import { STATUS_CODES } from 'node:http'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { BodyTooLargeError, ParseError, UnsupportedMediaTypeError } from '../errors.js'
+import { ErrorCode, failure } from '../protocol/jsonrpc.js'
+
+/** Seconds a client is asked to wait before retrying when the server is at capacity. */
+export const RETRY_AFTER_SECONDS = 5
+
+/** A transport failure: HTTP status, JSON-RPC code and a message that never echoes the request. */
+export interface TransportError {
+  statusCode: number
+  code: string
+  message: string
+}
+
+// The JSON-RPC code each coded error carries in its body. Everything else in
+// the 4xx range is an invalid request; server faults are internal errors.
+const JSON_RPC_CODES: Readonly<Record<string, number>> = {
+  FST_MCP_PARSE_ERROR: ErrorCode.ParseError,
+  FST_MCP_UNKNOWN_SESSION: ErrorCode.SessionNotFound,
+  FST_MCP_FORBIDDEN_ORIGIN: ErrorCode.ConnectionClosed,
+  FST_MCP_FOREIGN_SESSION: ErrorCode.ConnectionClosed,
+  FST_MCP_AT_CAPACITY: ErrorCode.ConnectionClosed,
+  FST_MCP_NOT_ACCEPTABLE: ErrorCode.ConnectionClosed,
+  FST_MCP_METHOD_NOT_ALLOWED: ErrorCode.ConnectionClosed
+}
+
+/** The JSON-RPC error code that goes with a transport error. */
+export function jsonRpcCodeOf (error: TransportError): number {
+  const mapped = JSON_RPC_CODES[error.code]
+  if (mapped !== undefined) return mapped
+  return error.statusCode >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest
+}
+
+/**
+ * Answers with the error contract: the status, a JSON-RPC error body with
+ * `id: null`, and `Retry-After` on 503. The one place that writes these bodies.
+ */
+export function sendTransportError (reply: FastifyReply, error: TransportError): FastifyReply {
+  if (error.statusCode === 503) reply.header('Retry-After', String(RETRY_AFTER_SECONDS))
+  return reply
+    .code(error.statusCode)
+    .type('application/json; charset=utf-8')
+    .send(failure(null, jsonRpcCodeOf(error), error.message))
+}
+
+/**
+ * Maps whatever reached the error handler onto the contract. Fastify's own
+ * body errors are replaced by ours (its messages can quote the Content-Type);
+ * unknown errors keep only their status, with the standard reason phrase.
+ */
+export function toTransportError (error: FastifyError, request: FastifyRequest): TransportError {
+  switch (error.code) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ParseError()
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new BodyTooLargeError(request.routeOptions.bodyLimit)
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new UnsupportedMediaTypeError()
+  }
+  const statusCode = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
+  // Our coded errors are written never to quote the request: their text is the contract's.
+  if (isOwnError(error)) return { statusCode, code: error.code, message: error.message }
+  return { statusCode, code: error.code ?? 'FST_MCP_INTERNAL', message: statusCode >= 500 ? 'Internal error' : STATUS_CODES[statusCode] ?? 'Bad request' }
+}
+
+function isOwnError (error: FastifyError): boolean {
+  return typeof error.code === 'string' && error.code.startsWith('FST_MCP_') && typeof error.statusCode === 'number'
+}
+
+/**
+ * The error handler of the MCP child instance: every failure on an MCP route
+ * leaves as a contract body, never a stack or a copy of the request body.
+ */
+export function transportErrorHandler (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const mapped = toTransportError(error, request)
+  if (mapped.statusCode >= 500 && !isOwnError(error)) request.log.error({ err: error }, 'MCP transport error')
+  return sendTransportError(reply, mapped)
+}

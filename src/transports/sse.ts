@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto'
+import type { OutgoingHttpHeaders } from 'node:http'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import {
+  AtCapacityError, ForeignSessionError, InvalidMessageError, MissingSessionError, UnknownSessionError, UnsupportedMediaTypeError
+} from '../errors.js'
+import type { McpCore } from '../protocol/core.js'
+import { classifyMessage } from '../protocol/jsonrpc.js'
+import { Session } from '../protocol/session.js'
+import type { ResolvedPluginOptions } from '../schemas/resolve.js'
+import { samePrincipal, type HttpKit } from './http.js'
+import { SseStream } from './sse-stream.js'
+
+/** Session ids are UUIDs; anything much longer is not worth a map lookup. */
+const MAX_SESSION_ID_LENGTH = 128
+
+/**
+ * The legacy HTTP+SSE transport (MCP 2024-11-05): `GET <endpoint>` opens an
+ * event stream whose first event names the URL to POST messages to, and
+ * `POST <messageEndpoint>?sessionId=<id>` carries client messages (answered
+ * 202; the replies travel on the stream).
+ */
+export function registerSseRoutes (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, http: HttpKit): void {
+  // Only sessions opened here: a Streamable HTTP session id is unknown to this endpoint.
+  const sessions = new Map<string, Session>()
+  const messageUrl = http.url(options.messageEndpoint)
+
+  const openStream = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (core.sessionCount >= options.maxSessions) throw new AtCapacityError()
+    // Gone before we got here: no 'close' would ever come to end a session opened now.
+    if (reply.raw.socket === null || reply.raw.socket.destroyed) {
+      reply.hijack()
+      return
+    }
+    const id = randomUUID()
+    let session: Session | undefined
+    const stream = new SseStream(reply.raw, {
+      maxQueuedBytes: options.maxQueuedBytes,
+      onOverflow: () => { session?.close('slow consumer: more than maxQueuedBytes waiting') }
+    })
+    session = new Session(id, {
+      send: (message) => { stream.message(JSON.stringify(message)) },
+      sendSerialized: (json) => { stream.message(json) },
+      close: () => { stream.end() }
+    }, request.mcpPrincipal)
+
+    // From here on the raw response is ours; headers set by the hooks (CORS) are carried over.
+    reply.hijack()
+    stream.open(reply.getHeaders() as OutgoingHttpHeaders)
+    stream.event('endpoint', `${messageUrl}?sessionId=${id}`)
+    sessions.set(id, session)
+    core.addSession(session)
+    http.streams.add(stream)
+    session.onClose(() => { sessions.delete(id) })
+    // The client went away: handlers in flight see ctx.signal abort, the session disappears.
+    reply.raw.once('close', () => { session?.close('client disconnected') })
+  }
+
+  const receiveMessage = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    // Read by hand rather than with a route schema: the parent app's validator
+    // compiler (Zod, a custom Ajv...) is inherited by this child and need not understand ours.
+    const sessionId = (request.query as Record<string, unknown>).sessionId
+    if (typeof sessionId !== 'string' || sessionId === '') throw new MissingSessionError('the sessionId query parameter is required')
+    const session = sessionId.length > MAX_SESSION_ID_LENGTH ? undefined : sessions.get(sessionId)
+    // A session leaves the map as it closes: an ended session is an unknown one.
+    if (session === undefined) throw new UnknownSessionError()
+    if (!samePrincipal(session.principal, request.mcpPrincipal)) throw new ForeignSessionError()
+    // No Content-Type and no body: nothing was parsed, and only JSON is accepted.
+    if (request.body === undefined) throw new UnsupportedMediaTypeError()
+    const classified = classifyMessage(request.body)
+    if (classified.kind === 'invalid') throw new InvalidMessageError(classified.reason)
+    // Accepted now; the answer goes out on the event stream when the handler finishes.
+    core.dispatcher.dispatch(session, classified).catch(
+      /* c8 ignore next: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
+      (error: unknown) => { request.log.error({ err: error }, 'MCP dispatch failed') })
+    return await reply.code(202).type('text/plain; charset=utf-8').send('Accepted')
+  }
+
+  // No automatic HEAD route: it would run this handler and open a session nobody reads.
+  app.get(options.endpoint, { ...http.routeOptions(), exposeHeadRoute: false }, openStream)
+  app.post(options.messageEndpoint, { ...http.routeOptions(), bodyLimit: options.bodyLimit }, receiveMessage)
+}
