@@ -30,3 +30,21 @@ export const ForeignSessionError = createError('FST_MCP_FOREIGN_SESSION', 'Forbi
 export const AtCapacityError = createError('FST_MCP_AT_CAPACITY', 'Server at capacity, retry later', 503)
 export const UnsupportedProtocolVersionError = createError('FST_MCP_UNSUPPORTED_PROTOCOL_VERSION', 'Bad request: unsupported MCP-Protocol-Version %s', 400)
 export const MethodNotAllowedError = createError('FST_MCP_METHOD_NOT_ALLOWED', 'Method not allowed: %s', 405)
+export const StreamConflictError = createError('FST_MCP_STREAM_CONFLICT', 'Conflict: %s', 409)
+
+// Authentication. The guard answers these itself (status, WWW-Authenticate challenge, RFC 6750
+// body); their messages are fixed sentences that never contain a token, a key or a secret.
+/** Missing, malformed or invalid credential: 401. */
+export const UnauthorizedError = createError<'FST_MCP_UNAUTHORIZED', 401, [string]>('FST_MCP_UNAUTHORIZED', '%s', 401)
+/** A malformed Authorization header, or a token sent where tokens are refused (query string): 400. */
+export const InvalidAuthRequestError = createError<'FST_MCP_INVALID_AUTH_REQUEST', 400, [string]>(
+  'FST_MCP_INVALID_AUTH_REQUEST', '%s', 400)
+/** A valid token without the scopes the server requires: 403. */
+export const InsufficientScopeError = createError<'FST_MCP_INSUFFICIENT_SCOPE', 403, [string]>(
+  'FST_MCP_INSUFFICIENT_SCOPE', 'The token lacks the required scope: %s', 403)
+/** The key set or the authorization server could not be reached and nothing cached helps: 503. */
+export const AuthUnavailableError = createError<'FST_MCP_AUTH_UNAVAILABLE', 503, [string]>(
+  'FST_MCP_AUTH_UNAVAILABLE', '%s', 503)
+/** Boot: the OAuth authorization server metadata could not be discovered. Names the issuer, never the secret. */
+export const AuthDiscoveryFailedError = createError<'FST_MCP_AUTH_DISCOVERY_FAILED', 500, [string, string]>(
+  'FST_MCP_AUTH_DISCOVERY_FAILED', 'Could not discover the OAuth authorization server of %s: %s', 500)

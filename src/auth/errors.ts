@@ -1,7 +1,8 @@
-import createError, { type FastifyErrorConstructor } from '@fastify/error'
+import type { FastifyErrorConstructor } from '@fastify/error'
+import { AuthUnavailableError, InsufficientScopeError, InvalidAuthRequestError, UnauthorizedError } from '../errors.js'
 
-// TODO(lead): fold these into src/errors.ts with the other coded errors.
-//
+export { AuthDiscoveryFailedError, AuthUnavailableError, InsufficientScopeError, InvalidAuthRequestError, UnauthorizedError } from '../errors.js'
+
 // The guard answers failures itself (status, WWW-Authenticate challenge and an RFC 6750 body);
 // these coded errors carry what that answer needs, so every refusal goes through one function
 // (`sendAuthFailure` in challenge.ts). Their messages are fixed sentences: they never contain the
@@ -10,21 +11,6 @@ import createError, { type FastifyErrorConstructor } from '@fastify/error'
 
 /** RFC 6750 §3.1 error codes (plus `temporarily_unavailable` for a 503 while a peer is down). */
 export type OAuthErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope' | 'temporarily_unavailable'
-
-/** Missing, malformed or invalid credential: 401. */
-export const UnauthorizedError = createError<'FST_MCP_UNAUTHORIZED', 401, [string]>('FST_MCP_UNAUTHORIZED', '%s', 401)
-/** A malformed Authorization header, or a token sent where tokens are refused (query string): 400. */
-export const InvalidAuthRequestError = createError<'FST_MCP_INVALID_AUTH_REQUEST', 400, [string]>(
-  'FST_MCP_INVALID_AUTH_REQUEST', '%s', 400)
-/** A valid token without the scopes the server requires: 403. */
-export const InsufficientScopeError = createError<'FST_MCP_INSUFFICIENT_SCOPE', 403, [string]>(
-  'FST_MCP_INSUFFICIENT_SCOPE', 'The token lacks the required scope: %s', 403)
-/** The key set or the authorization server could not be reached and nothing cached helps: 503. */
-export const AuthUnavailableError = createError<'FST_MCP_AUTH_UNAVAILABLE', 503, [string]>(
-  'FST_MCP_AUTH_UNAVAILABLE', '%s', 503)
-/** Boot: the OAuth authorization server metadata could not be discovered. Names the issuer, never the secret. */
-export const AuthDiscoveryFailedError = createError<'FST_MCP_AUTH_DISCOVERY_FAILED', 500, [string, string]>(
-  'FST_MCP_AUTH_DISCOVERY_FAILED', 'Could not discover the OAuth authorization server of %s: %s', 500)
 
 /** A refusal the guard turns into an HTTP answer. */
 export interface AuthFailure extends Error {
