@@ -7,11 +7,11 @@ import { fileURLToPath } from 'node:url'
 import { listeningCatalogApp } from './fixtures/http-app.js'
 
 // The MCP Inspector's CLI as a second, independent client. It needs Node >= 22.19:
-// the `node` devDependency ships one (its `node` bin is unlinked by the `prepare`
-// script so that everything else keeps running on the machine's Node).
+// tools/ (installed by the root `prepare` script) ships one, kept out of the root
+// package so that its `node` bin never shadows the machine's Node 20.
 const root = fileURLToPath(new URL('..', import.meta.url))
-const node22 = join(root, 'node_modules/node/bin/node')
-const inspector = join(root, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js')
+const node22 = join(root, 'tools/node_modules/node/bin/node')
+const inspector = join(root, 'tools/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js')
 
 async function run (args: string[], env: Record<string, string>): Promise<{ code: number, stdout: string, stderr: string }> {
   return await new Promise((resolve) => {

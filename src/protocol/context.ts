@@ -31,6 +31,15 @@ export interface HandlerContext {
   sample: (params: Record<string, unknown>, options?: ServerRequestOptions) => Promise<Record<string, unknown>>
   /** Asks the user for input through the client (`elicitation/create`). */
   elicit: (params: Record<string, unknown>, options?: ServerRequestOptions) => Promise<Record<string, unknown>>
+  /**
+   * Ends the HTTP stream carrying this request while the handler goes on; what
+   * it sends next (progress, logs, the result) is kept and delivered when the
+   * client reconnects with `Last-Event-ID`, after `retryMs` if given. For long
+   * calls behind proxies that cut long responses. Streamable HTTP only, with an
+   * event store and a client on protocol 2025-11-25 or later; returns false
+   * (and does nothing) otherwise.
+   */
+  closeStream: (retryMs?: number) => boolean
   /** Lists the client's roots (`roots/list`). */
   listRoots: (options?: ServerRequestOptions) => Promise<Record<string, unknown>>
 }

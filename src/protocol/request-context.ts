@@ -61,6 +61,10 @@ export class RequestContext implements HandlerContext {
     return this.clientRequest('elicitation', 'elicitation/create', params, options)
   }
 
+  closeStream (retryMs?: number): boolean {
+    return this.sessionRef.closeStream(this.requestId, retryMs)
+  }
+
   listRoots (options?: ServerRequestOptions): Promise<Record<string, unknown>> {
     return this.clientRequest('roots', 'roots/list', undefined, options)
   }

@@ -20,6 +20,13 @@ export interface SessionChannel {
   sendSerialized?: (json: string) => void
   /** Release the transport's resources (end the stream, drop the socket). */
   close: () => void
+  /**
+   * Optional: ends the response stream carrying `requestId` while its handler
+   * goes on, so the client reconnects and resumes (Streamable HTTP with an
+   * event store). `retryMs` asks the client to wait that long first. False
+   * when the transport cannot do it for this request.
+   */
+  closeStream?: (requestId: JsonRpcId, retryMs?: number) => boolean
 }
 
 export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'
@@ -83,6 +90,12 @@ export class Session {
     if (this.state === 'closed') return
     if (this.channel.sendSerialized !== undefined) this.channel.sendSerialized(json)
     else this.channel.send(message)
+  }
+
+  /** See {@link SessionChannel.closeStream}; false on transports without resumable streams. */
+  closeStream (requestId: JsonRpcId, retryMs?: number): boolean {
+    if (this.state === 'closed' || this.channel.closeStream === undefined) return false
+    return this.channel.closeStream(requestId, retryMs)
   }
 
   notify (method: string, params?: Record<string, unknown>, relatedRequestId?: JsonRpcId): void {

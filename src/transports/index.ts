@@ -3,6 +3,7 @@ import type { McpCore } from '../protocol/core.js'
 import type { ResolvedPluginOptions } from '../schemas/resolve.js'
 import { setupHttp, type HttpKit } from './http.js'
 import { registerSseRoutes } from './sse.js'
+import { registerStreamableRoutes } from './streamable.js'
 
 /**
  * Mounts the HTTP transports from the plugin's instance: an encapsulated
@@ -13,9 +14,11 @@ import { registerSseRoutes } from './sse.js'
 export async function registerHttpTransports (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, prefix: string | undefined): Promise<void> {
   const mounted: { http?: HttpKit } = {}
   await app.register(async (child: FastifyInstance) => {
-    const endpoints = [options.endpoint, options.messageEndpoint]
+    const streamable = options.streamableEndpoint
+    const endpoints = streamable === false ? [options.endpoint, options.messageEndpoint] : [options.endpoint, options.messageEndpoint, streamable]
     const http = await setupHttp(child, core, options, endpoints)
     registerSseRoutes(child, core, options, http)
+    if (streamable !== false) registerStreamableRoutes(child, core, options, http, streamable)
     mounted.http = http
   }, prefix === undefined ? {} : { prefix })
   const auth = mounted.http?.auth

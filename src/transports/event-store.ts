@@ -1,0 +1,93 @@
+/**
+ * Resumability for Streamable HTTP: every event written on a session's event
+ * streams is recorded here, so a client whose stream dropped (or that the
+ * server closed mid-call) can reconnect with `Last-Event-ID` and receive what
+ * it missed. The transport makes up the event ids; the store treats them as
+ * opaque strings. Methods may answer synchronously or with a promise, so a
+ * shared backend (Redis, a database) can sit behind the same interface.
+ */
+export interface StoredEvent {
+  /** The SSE `id` the event was (or would have been) written with. */
+  readonly id: string
+  /** The serialized JSON-RPC message; empty for a priming event (an id and no message). */
+  readonly data: string
+}
+
+export interface EventReplay {
+  /** The stream the last event id belongs to. */
+  readonly streamId: string
+  /** Events of that stream recorded after the last event id, oldest first. */
+  readonly events: readonly StoredEvent[]
+}
+
+export interface EventStore {
+  /** Records one event of `streamId`. Events arrive in the order they were written. */
+  append: (sessionId: string, streamId: string, event: StoredEvent) => void | Promise<void>
+  /**
+   * The events after `lastEventId` on its stream; undefined when the id is
+   * unknown to the session (never written, evicted, or the session's events were deleted).
+   */
+  replayAfter: (sessionId: string, lastEventId: string) => EventReplay | undefined | Promise<EventReplay | undefined>
+  /** Forgets a session's events (the session ended). */
+  deleteSession: (sessionId: string) => void | Promise<void>
+}
+
+interface Entry {
+  streamId: string
+  data: string
+}
+
+/**
+ * The default store: in memory, at most `maxEventsPerSession` events per
+ * session, oldest evicted first. A `Map` keeps insertion order, so eviction
+ * and lookup by id are both O(1); a replay walks the session's events once.
+ * Events of one session only: the same id in another session is another event.
+ */
+export class MemoryEventStore implements EventStore {
+  private readonly maxEventsPerSession: number
+  private readonly sessions = new Map<string, Map<string, Entry>>()
+
+  constructor (maxEventsPerSession: number) {
+    this.maxEventsPerSession = maxEventsPerSession
+  }
+
+  append (sessionId: string, streamId: string, event: StoredEvent): void {
+    let events = this.sessions.get(sessionId)
+    if (events === undefined) {
+      events = new Map()
+      this.sessions.set(sessionId, events)
+    }
+    events.set(event.id, { streamId, data: event.data })
+    if (events.size > this.maxEventsPerSession) {
+      const oldest = events.keys().next()
+      /* c8 ignore next: size > max >= 1 guarantees an oldest key */
+      if (oldest.done !== true) events.delete(oldest.value)
+    }
+  }
+
+  replayAfter (sessionId: string, lastEventId: string): EventReplay | undefined {
+    const events = this.sessions.get(sessionId)
+    const last = events?.get(lastEventId)
+    if (events === undefined || last === undefined) return undefined
+    const after: StoredEvent[] = []
+    let found = false
+    for (const [id, entry] of events) {
+      if (found) {
+        // Priming events carry no message: nothing to deliver again.
+        if (entry.streamId === last.streamId && entry.data !== '') after.push({ id, data: entry.data })
+      } else if (id === lastEventId) {
+        found = true
+      }
+    }
+    return { streamId: last.streamId, events: after }
+  }
+
+  deleteSession (sessionId: string): void {
+    this.sessions.delete(sessionId)
+  }
+
+  /** Sessions with recorded events (for tests and metrics). */
+  get sessionCount (): number {
+    return this.sessions.size
+  }
+}

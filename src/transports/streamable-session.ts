@@ -1,0 +1,318 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { JsonRpcId, JsonRpcMessage } from '../protocol/jsonrpc.js'
+import type { Session, SessionChannel } from '../protocol/session.js'
+import type { EventReplay, EventStore, StoredEvent } from './event-store.js'
+import { SseStream, type StreamSet } from './sse-stream.js'
+
+/** Reconnection delay announced in priming events (ms): how long a client waits before resuming. */
+export const PRIMING_RETRY_MS = 1000
+/** The first protocol revision whose clients understand priming events (empty data, an id). */
+const PRIMING_SINCE = '2025-11-25'
+/** Stream id of the standalone GET stream; request streams count up from 1. */
+const STANDALONE = '0'
+const EVENT_ID = /^(\d{1,15})_\d{1,15}$/
+
+/** What every session of one Streamable HTTP endpoint shares. */
+export interface StreamEnv {
+  /** Undefined when `eventStoreSize` is 0: no event ids, no resumption. */
+  store: EventStore | undefined
+  streams: StreamSet
+  maxQueuedBytes: number
+  /** A store that failed to record or replay; the event itself was still written live. */
+  onStoreError: (error: unknown) => void
+}
+
+/**
+ * One logical event stream: the standalone GET stream, or the stream that
+ * answers one POSTed request. Its HTTP connection (`live`) may come and go
+ * (dropped, closed by the server mid-call, replaced by a resuming GET) while
+ * the logical stream and its event ids go on.
+ */
+interface EventChannel {
+  readonly id: string
+  live: SseStream | undefined
+  /** Events written while a resuming GET waits for the store's replay. */
+  held: StoredEvent[] | undefined
+  /** Answered (or abandoned): a resuming GET ends once it has replayed. */
+  complete: boolean
+}
+
+interface RequestEntry {
+  /** SSE answers have a channel; JSON answers collect the response instead. */
+  channel: EventChannel | undefined
+  response: string | undefined
+}
+
+/** A resume the route has looked up but not attached yet. */
+export interface ResumePlan {
+  channel: EventChannel | undefined
+  replay: EventReplay
+}
+
+function isResponseTo (message: JsonRpcMessage, id: JsonRpcId): boolean {
+  return ('result' in message || 'error' in message) && message.id === id
+}
+
+/**
+ * The per-session routing state of Streamable HTTP, and the session's
+ * channel: a message produced while handling request R goes on R's POST
+ * stream (or into R's JSON answer), everything else on the standalone GET
+ * stream. With an event store every event gets an id and is recorded, so any
+ * stream can be resumed with `Last-Event-ID`.
+ */
+export class StreamableChannel implements SessionChannel {
+  private readonly env: StreamEnv
+  private session!: Session
+  private readonly requests = new Map<JsonRpcId, RequestEntry>()
+  private readonly inflight = new Map<string, EventChannel>()
+  private readonly standalone: EventChannel = { id: STANDALONE, live: undefined, held: undefined, complete: false }
+  /** Standalone events are kept only once a client has opened that stream: before, nobody could resume it. */
+  private standaloneUsed = false
+  private nextStream = 1
+  private nextEvent = 1
+
+  constructor (env: StreamEnv) {
+    this.env = env
+  }
+
+  /** Completes the two-way link (the session needs its channel at construction). */
+  bind (session: Session): void {
+    this.session = session
+  }
+
+  /** True when a request with this id is being answered on this session. */
+  has (requestId: JsonRpcId): boolean {
+    return this.requests.has(requestId)
+  }
+
+  /** Priming and mid-call closing need a store and a client that knows priming events. */
+  private get resumable (): boolean {
+    return this.env.store !== undefined && (this.session.protocolVersion ?? '') >= PRIMING_SINCE
+  }
+
+  // ---- SessionChannel --------------------------------------------------------
+
+  send (message: JsonRpcMessage, relatedRequestId?: JsonRpcId): void {
+    const json = JSON.stringify(message)
+    const entry = relatedRequestId === undefined ? undefined : this.requests.get(relatedRequestId)
+    if (entry === undefined || relatedRequestId === undefined) {
+      this.sendStandalone(json)
+      return
+    }
+    const final = isResponseTo(message, relatedRequestId)
+    if (entry.channel === undefined) {
+      // A JSON answer carries only the response; the rest goes where the client can still hear it.
+      if (final) entry.response = json
+      else this.sendStandalone(json)
+      return
+    }
+    this.emit(entry.channel, json)
+    if (final) this.complete(relatedRequestId)
+  }
+
+  sendSerialized (json: string): void {
+    this.sendStandalone(json)
+  }
+
+  close (): void {
+    for (const channel of [this.standalone, ...this.inflight.values()]) this.dropLive(channel)?.end()
+    this.requests.clear()
+    this.inflight.clear()
+    this.guardStore(() => this.env.store?.deleteSession(this.session.id))
+  }
+
+  closeStream (requestId: JsonRpcId, retryMs?: number): boolean {
+    const channel = this.requests.get(requestId)?.channel
+    if (channel === undefined || channel.live === undefined || !this.resumable) return false
+    if (retryMs !== undefined) this.prime(channel, channel.live, Math.max(0, Math.floor(retryMs)))
+    this.dropLive(channel)?.end()
+    return true
+  }
+
+  // ---- requests --------------------------------------------------------------
+
+  /** Starts answering `requestId` on an event stream: headers, then a priming event when the client can resume. */
+  openRequestStream (requestId: JsonRpcId, res: ServerResponse, headers: OutgoingHttpHeaders): void {
+    const channel: EventChannel = { id: String(this.nextStream++), live: undefined, held: undefined, complete: false }
+    this.requests.set(requestId, { channel, response: undefined })
+    this.inflight.set(channel.id, channel)
+    const stream = this.attach(channel, res, headers)
+    if (this.resumable) this.prime(channel, stream, PRIMING_RETRY_MS)
+  }
+
+  /** Starts answering `requestId` with a single JSON body; see {@link takeResponse}. */
+  collectResponse (requestId: JsonRpcId): void {
+    this.requests.set(requestId, { channel: undefined, response: undefined })
+  }
+
+  /** The collected JSON response (undefined when the request was cancelled); forgets the request. */
+  takeResponse (requestId: JsonRpcId): string | undefined {
+    const response = this.requests.get(requestId)?.response
+    this.requests.delete(requestId)
+    return response
+  }
+
+  /** The handler is done: ends the stream if no response did (a cancelled request gets none). */
+  finish (requestId: JsonRpcId): void {
+    if (this.requests.get(requestId)?.channel !== undefined) this.complete(requestId)
+  }
+
+  private complete (requestId: JsonRpcId): void {
+    const channel = this.requests.get(requestId)?.channel
+    /* c8 ignore next: complete() is only called for requests answered on a stream */
+    if (channel === undefined) return
+    channel.complete = true
+    this.requests.delete(requestId)
+    this.inflight.delete(channel.id)
+    // A resuming GET still replaying ends itself once it has caught up.
+    if (channel.held === undefined) this.dropLive(channel)?.end()
+  }
+
+  // ---- the standalone stream and resumption ----------------------------------
+
+  /** True while a standalone GET stream is connected (a second one is refused with 409). */
+  get hasStandalone (): boolean {
+    return this.standalone.live !== undefined
+  }
+
+  /** Opens the standalone GET stream, replacing a connection that may linger. */
+  openStandalone (res: ServerResponse, headers: OutgoingHttpHeaders): void {
+    this.dropLive(this.standalone)?.end()
+    this.standaloneUsed = true
+    const stream = this.attach(this.standalone, res, headers)
+    if (this.resumable) this.prime(this.standalone, stream, PRIMING_RETRY_MS)
+  }
+
+  /**
+   * Looks up a resume: which stream `lastEventId` belongs to and what came
+   * after it. Live events of that stream are held from now on, so none is
+   * lost or sent twice while an asynchronous store answers. Undefined when the
+   * id is not one of this session's (the route answers 400).
+   */
+  async planResume (lastEventId: string): Promise<ResumePlan | undefined> {
+    const streamId = EVENT_ID.exec(lastEventId)?.[1]
+    if (this.env.store === undefined || streamId === undefined) return undefined
+    const channel = streamId === STANDALONE ? this.standalone : this.inflight.get(streamId)
+    if (channel !== undefined) channel.held = []
+    let replay: EventReplay | undefined
+    try {
+      replay = await this.env.store.replayAfter(this.session.id, lastEventId)
+    } catch (error) {
+      this.env.onStoreError(error)
+    }
+    if (replay === undefined || replay.streamId !== streamId || this.session.closed) {
+      if (channel !== undefined) channel.held = undefined
+      return undefined
+    }
+    return { channel, replay }
+  }
+
+  /**
+   * Answers a resuming GET: the stored events after the client's last one,
+   * then the events held meanwhile, then live events until the stream
+   * completes. It replaces any connection the stream still had.
+   */
+  resume (plan: ResumePlan, res: ServerResponse, headers: OutgoingHttpHeaders): void {
+    const { channel, replay } = plan
+    const held = channel?.held ?? []
+    let stream: SseStream
+    if (channel === undefined) {
+      stream = this.newStream(res)
+      stream.open(headers)
+    } else {
+      channel.held = undefined
+      this.dropLive(channel)?.end()
+      stream = this.attach(channel, res, headers)
+    }
+    const replayed = new Set<string>()
+    for (const event of replay.events) {
+      replayed.add(event.id)
+      stream.message(event.data, event.id)
+    }
+    for (const event of held) if (!replayed.has(event.id)) stream.message(event.data, event.id)
+    // A request answered already (before or during the replay): nothing more will come on this stream.
+    if (channel === undefined || channel.complete) {
+      if (channel !== undefined) this.dropLive(channel)
+      stream.end()
+    }
+  }
+
+  // ---- events ------------------------------------------------------------------
+
+  private sendStandalone (json: string): void {
+    if (this.standaloneUsed) this.emit(this.standalone, json)
+  }
+
+  private eventId (channel: EventChannel): string {
+    return `${channel.id}_${this.nextEvent++}`
+  }
+
+  private emit (channel: EventChannel, json: string): void {
+    if (this.env.store === undefined) {
+      channel.live?.message(json)
+      return
+    }
+    const event: StoredEvent = { id: this.eventId(channel), data: json }
+    this.record(channel, event)
+    channel.held?.push(event)
+    channel.live?.message(json, event.id)
+  }
+
+  private prime (channel: EventChannel, stream: SseStream, retryMs: number): void {
+    const event: StoredEvent = { id: this.eventId(channel), data: '' }
+    this.record(channel, event)
+    stream.prime(event.id, retryMs)
+  }
+
+  private record (channel: EventChannel, event: StoredEvent): void {
+    this.guardStore(() => this.env.store?.append(this.session.id, channel.id, event))
+  }
+
+  private guardStore (action: () => void | Promise<void>): void {
+    try {
+      const pending = action()
+      if (pending !== undefined) pending.catch(this.env.onStoreError)
+    } catch (error) {
+      this.env.onStoreError(error)
+    }
+  }
+
+  // ---- connections -------------------------------------------------------------
+
+  private newStream (res: ServerResponse): SseStream {
+    const stream = new SseStream(res, {
+      maxQueuedBytes: this.env.maxQueuedBytes,
+      onOverflow: () => { this.session.close('slow consumer: more than maxQueuedBytes waiting') }
+    })
+    this.env.streams.add(stream)
+    return stream
+  }
+
+  /** Makes `res` the live connection of `channel` and watches for the client going away. */
+  private attach (channel: EventChannel, res: ServerResponse, headers: OutgoingHttpHeaders): SseStream {
+    const stream = this.newStream(res)
+    stream.open(headers)
+    channel.live = stream
+    res.once('close', () => {
+      if (channel.live !== stream) return
+      channel.live = undefined
+      // MCP: a disconnect is not a cancellation, since the client may resume (older clients too, from
+      // any event id they got). Without a store there is no way back, and nobody could read the answer.
+      if (channel !== this.standalone && !channel.complete && this.env.store === undefined) this.cancelRequestOf(channel)
+    })
+    return stream
+  }
+
+  private cancelRequestOf (channel: EventChannel): void {
+    for (const [requestId, entry] of this.requests) {
+      if (entry.channel === channel) this.session.cancelRequest(requestId, 'the client disconnected')
+    }
+  }
+
+  /** Detaches the live connection (so its 'close' is not taken for a client disconnect) and returns it. */
+  private dropLive (channel: EventChannel): SseStream | undefined {
+    const live = channel.live
+    channel.live = undefined
+    return live
+  }
+}
