@@ -74,18 +74,18 @@ export class Dispatcher {
       return
     }
     const params = request.params ?? {}
-    const controller = session.beginRequest(request.id)
+    const inflight = session.beginRequest(request.id)
     const meta = params._meta as Record<string, unknown> | undefined
-    const ctx = new RequestContext(session, request.id, controller.signal, meta, this.options.requestTimeoutMs)
+    const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs)
     const env: MethodEnv = { registry: this.registry, session, ctx, server: this.options, logger: this.options.logger }
     try {
       const result = await method(params, env)
       // A cancelled request gets no answer (MCP cancellation); a closed session cannot take one.
-      if (!controller.signal.aborted) session.send(success(request.id, result), request.id)
+      if (!inflight.aborted) session.send(success(request.id, result), request.id)
     } catch (error) {
-      if (!controller.signal.aborted) session.send(this.toFailure(request, error, session), request.id)
+      if (!inflight.aborted) session.send(this.toFailure(request, error, session), request.id)
     } finally {
-      session.endRequest(request.id, controller)
+      session.endRequest(request.id, inflight)
     }
   }
 

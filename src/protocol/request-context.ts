@@ -1,5 +1,6 @@
 import type { HandlerContext, ServerRequestOptions } from './context.js'
 import { ErrorCode, McpError, type JsonRpcId } from './jsonrpc.js'
+import type { InflightRequest } from './inflight.js'
 import type { Principal } from './principal.js'
 import { LOG_LEVELS, type LogLevel, type Session } from './session.js'
 import { LATEST_PROTOCOL_VERSION, supports } from './versions.js'
@@ -10,20 +11,30 @@ import { LATEST_PROTOCOL_VERSION, supports } from './versions.js'
  */
 export class RequestContext implements HandlerContext {
   readonly requestId: JsonRpcId
-  readonly signal: AbortSignal
   readonly meta: Record<string, unknown> | undefined
   /** Template variables, for resource handlers. */
   params: Record<string, string> = {}
   private readonly sessionRef: Session
+  private readonly inflight: InflightRequest
   private readonly requestTimeoutMs: number
   private lastProgress = -Infinity
 
-  constructor (session: Session, requestId: JsonRpcId, signal: AbortSignal, meta: Record<string, unknown> | undefined, requestTimeoutMs: number) {
+  constructor (session: Session, requestId: JsonRpcId, inflight: InflightRequest, meta: Record<string, unknown> | undefined, requestTimeoutMs: number) {
     this.sessionRef = session
     this.requestId = requestId
-    this.signal = signal
+    this.inflight = inflight
     this.meta = meta
     this.requestTimeoutMs = requestTimeoutMs
+  }
+
+  /** Created on first read: most handlers never need one. */
+  get signal (): AbortSignal {
+    return this.inflight.signal
+  }
+
+  /** Whether the request was cancelled or its session closed, without creating a signal. */
+  get aborted (): boolean {
+    return this.inflight.aborted
   }
 
   get session (): string {

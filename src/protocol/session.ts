@@ -1,5 +1,6 @@
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from './jsonrpc.js'
 import { ErrorCode, McpError } from './jsonrpc.js'
+import { InflightRequest } from './inflight.js'
 import type { Principal } from './principal.js'
 
 /**
@@ -61,7 +62,7 @@ export class Session {
   lastActivity = Date.now()
 
   private readonly channel: SessionChannel
-  private readonly inflight = new Map<JsonRpcId, AbortController>()
+  private readonly inflight = new Map<JsonRpcId, InflightRequest>()
   private readonly outgoing = new Map<JsonRpcId, PendingRequest>()
   private readonly closeListeners: Array<(session: Session) => void> = []
   private nextOutgoingId = 1
@@ -103,15 +104,15 @@ export class Session {
   }
 
   /** Registers a client request as in flight; its signal aborts on cancel or close. */
-  beginRequest (id: JsonRpcId): AbortController {
-    const controller = new AbortController()
-    this.inflight.set(id, controller)
-    return controller
+  beginRequest (id: JsonRpcId): InflightRequest {
+    const request = new InflightRequest()
+    this.inflight.set(id, request)
+    return request
   }
 
-  endRequest (id: JsonRpcId, controller: AbortController): void {
+  endRequest (id: JsonRpcId, request: InflightRequest): void {
     // A client may reuse an id after cancelling; only remove our own entry.
-    if (this.inflight.get(id) === controller) this.inflight.delete(id)
+    if (this.inflight.get(id) === request) this.inflight.delete(id)
   }
 
   cancelRequest (id: JsonRpcId, reason: string): void {
@@ -166,7 +167,7 @@ export class Session {
     if (this.state === 'closed') return
     this.state = 'closed'
     const abortReason = new McpError(ErrorCode.ConnectionClosed, reason)
-    for (const controller of this.inflight.values()) controller.abort(abortReason)
+    for (const request of this.inflight.values()) request.abort(abortReason)
     this.inflight.clear()
     for (const id of [...this.outgoing.keys()]) this.settleOutgoing(id)?.reject(abortReason)
     this.subscriptions.clear()

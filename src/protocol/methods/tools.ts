@@ -31,7 +31,7 @@ export const callTool: MethodHandler = async (params, { registry, ctx, session, 
   try {
     result = await tool.handler(args, ctx)
   } catch (error) {
-    if (error instanceof McpError || ctx.signal.aborted) throw error
+    if (error instanceof McpError || ctx.aborted) throw error
     logger.error({ err: error, tool: name, session: session.id }, 'tool handler failed')
     // The message is the tool's own words for the model; the stack stays in the server log.
     return toolError(`Tool ${name} failed: ${errorMessage(error)}`)
