@@ -30,6 +30,9 @@ export class StdioRunner {
   private readonly inflight = new Set<Promise<void>>()
   private resolveClosed!: () => void
   private stopped = false
+  /** Lines waiting for the next flush; see {@link write}. */
+  private readonly outbox: string[] = []
+  private flushScheduled = false
 
   constructor (core: McpCore, options: StdioRunnerOptions) {
     this.core = core
@@ -56,6 +59,8 @@ export class StdioRunner {
   /** Ends the session now, aborting handlers in flight. Idempotent. */
   async stop (): Promise<void> {
     if (this.stopped) return await this.closed
+    // Answers already produced (the last ones before stdin ended) go out before we stop writing.
+    this.flush()
     this.stopped = true
     const { input, output } = this.options
     input.off('data', this.onData)
@@ -128,10 +133,28 @@ export class StdioRunner {
     void handled.finally(() => this.inflight.delete(handled))
   }
 
+  /**
+   * Queues a line; every line produced during one turn of the event loop goes
+   * out in a single write. A client pipelining requests gets its answers in
+   * a few large writes instead of one syscall and one UTF-8 copy per message.
+   */
   private write (json: string): void {
+    if (this.stopped) return
+    this.outbox.push(json)
+    if (!this.flushScheduled) {
+      this.flushScheduled = true
+      setImmediate(this.flush)
+    }
+  }
+
+  private readonly flush = (): void => {
+    this.flushScheduled = false
+    if (this.outbox.length === 0) return
+    const text = this.outbox.join('\n') + '\n'
+    this.outbox.length = 0
     const { output } = this.options
     if (this.stopped || output.destroyed || !output.writable) return
-    output.write(json + '\n')
+    output.write(text)
   }
 }
 

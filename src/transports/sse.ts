@@ -9,7 +9,7 @@ import { classifyMessage } from '../protocol/jsonrpc.js'
 import { Session } from '../protocol/session.js'
 import type { ResolvedPluginOptions } from '../schemas/resolve.js'
 import { samePrincipal, type HttpKit } from './http.js'
-import { SseStream } from './sse-stream.js'
+import { SseStream, messageFrame } from './sse-stream.js'
 
 /** Session ids are UUIDs; anything much longer is not worth a map lookup. */
 const MAX_SESSION_ID_LENGTH = 128
@@ -40,7 +40,7 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
     })
     session = new Session(id, {
       send: (message) => { stream.message(JSON.stringify(message)) },
-      sendSerialized: (json) => { stream.message(json) },
+      sendSerialized: (json) => { stream.frame(messageFrame(json)) },
       close: () => { stream.end() }
     }, request.mcpPrincipal)
 
