@@ -119,3 +119,97 @@ t.test('routing: related messages follow their request, the rest the standalone 
   channel.openStandalone(again, {})
   t.equal(get.writableEnded, true, 'a new standalone connection replaces the old one')
 })
+
+/** A Fastify reply as the channel sees it: records hijacks. */
+function fakeReply (raw = res()): { raw: FakeResponse & ServerResponse, hijacked: number, hijack: () => void, getHeaders: () => Record<string, string> } {
+  return {
+    raw,
+    hijacked: 0,
+    hijack () { this.hijacked++ },
+    getHeaders: () => ({ 'x-from-hooks': 'yes' })
+  }
+}
+
+t.test('an answer pending as JSON stays JSON when the response comes first', async (t) => {
+  const { channel, session, log } = setup(new MemoryEventStore(100))
+  const get = res()
+  channel.openStandalone(get, {})
+  const reply = fakeReply()
+  channel.collectResponse(3, reply)
+  t.equal(channel.isCollecting(3), true)
+  session.send({ jsonrpc: '2.0', id: 3, result: {} }, 3)
+  log('after the response, before the route took it', 3)
+  t.equal(reply.hijacked, 0, 'never upgraded')
+  t.equal(reply.raw.written, '', 'nothing written on the reply')
+  t.equal(channel.takeResponse(3), '{"jsonrpc":"2.0","id":3,"result":{}}')
+  t.same(get.messages.slice(-1).map((data) => JSON.parse(data).params.data), ['after the response, before the route took it'],
+    'a straggler cannot go before the response: it takes the standalone stream, as for a JSON answer')
+})
+
+t.test('anything else first upgrades a pending answer: hijack, priming, that message, the rest', async (t) => {
+  const { channel, session, log } = setup(new MemoryEventStore(100))
+  const get = res()
+  channel.openStandalone(get, {})
+  const reply = fakeReply()
+  channel.collectResponse(4, reply)
+  log('first', 4)
+  t.equal(reply.hijacked, 1, 'hijacked once')
+  t.equal(channel.isCollecting(4), false, 'no longer a JSON answer')
+  t.match(reply.raw.written, /^id: 1_\d+\nretry: 1000\ndata: \n\n/, 'primed first')
+  log('second', 4)
+  session.send({ jsonrpc: '2.0', id: 4, result: { ok: true } }, 4)
+  t.equal(reply.hijacked, 1, 'still once')
+  t.same(reply.raw.messages.map((data) => JSON.parse(data).params?.data ?? 'result'), ['first', 'second', 'result'], 'each once, in order')
+  t.equal(reply.raw.writableEnded, true, 'the response ends the stream')
+  t.equal(get.messages.length, 0, 'nothing went to the standalone stream')
+  channel.finish(4)
+  t.equal(channel.has(4), false, 'forgotten')
+})
+
+t.test('a pending answer whose connection is gone stays JSON: no upgrade, messages to the standalone stream', async (t) => {
+  const { channel, session, log } = setup(new MemoryEventStore(100))
+  const get = res()
+  channel.openStandalone(get, {})
+  const raw = res()
+  raw.destroyed = true
+  const reply = fakeReply(raw)
+  channel.collectResponse(5, reply)
+  log('nobody on the POST', 5)
+  t.equal(reply.hijacked, 0)
+  t.equal(channel.isCollecting(5), true, 'still JSON: the route cancels it on close')
+  t.same(get.messages.map((data) => JSON.parse(data).params.data), ['nobody on the POST'])
+  t.equal(channel.closeStream(5), false, 'nothing to close')
+  session.send({ jsonrpc: '2.0', id: 5, result: {} }, 5)
+  t.equal(channel.takeResponse(5), '{"jsonrpc":"2.0","id":5,"result":{}}')
+})
+
+t.test('closeStream on a pending answer upgrades first, then closes; not for clients that cannot resume', async (t) => {
+  const { channel, session } = setup(new MemoryEventStore(100))
+  const reply = fakeReply()
+  channel.collectResponse(6, reply)
+  t.equal(channel.closeStream(6, 20), true)
+  t.equal(reply.hijacked, 1)
+  t.match(reply.raw.written, /^id: (\S+)\nretry: 1000\ndata: \n\nid: (\S+)\nretry: 20\ndata: \n\n$/, 'primed, then the retry asked for')
+  t.equal(reply.raw.writableEnded, true, 'closed')
+  t.equal(channel.closeStream(6), false, 'already closed')
+
+  session.protocolVersion = '2025-06-18'
+  const older = fakeReply()
+  channel.collectResponse(7, older)
+  t.equal(channel.closeStream(7), false, 'an older client cannot resume')
+  t.equal(older.hijacked, 0, 'and its answer stays JSON')
+  session.protocolVersion = '2025-11-25'
+  channel.collectResponse(8)
+  t.equal(channel.closeStream(8), false, 'a client taking only JSON has no stream to close')
+})
+
+t.test('without a store an upgraded stream has no ids and a drop cancels the handler', async (t) => {
+  const { channel, session, log } = setup(undefined)
+  const reply = fakeReply()
+  channel.collectResponse(9, reply)
+  const inflight = session.beginRequest(9)
+  log('one', 9)
+  t.equal(reply.raw.written, 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"one"}}\n\n', 'no priming, no id')
+  reply.raw.destroy()
+  t.equal(inflight.aborted, true, 'nobody could read the answer')
+})

@@ -47,7 +47,7 @@ t.test('a failed initialize answers the JSON-RPC error and opens no session', as
   t.equal(app.mcp.sessionCount, 0)
 })
 
-t.test('requests are answered on an event stream: priming event first, then the response, then the end', async (t) => {
+t.test('a request that streams is answered on an event stream: priming event first, then the response, then the end', async (t) => {
   const app = await catalogApp(t)
   const session = await initialize(app)
   const reply = await app.inject({ method: 'POST', url: '/mcp', headers: { ...BOTH, 'mcp-session-id': session }, payload: call(1, 'progress', { steps: 2 }, 'tok') })
@@ -76,18 +76,30 @@ t.test('a client that takes only JSON gets the response alone as JSON', async (t
 
 t.test('priming follows the version the session negotiated, not the request header', async (t) => {
   const app = await catalogApp(t)
+  const SSE = { ...BOTH, accept: 'text/event-stream' }
   const old = await initialize(app, '2025-06-18')
   const forOld = await app.inject({
-    method: 'POST', url: '/mcp', headers: { ...BOTH, 'mcp-session-id': old, 'mcp-protocol-version': '2025-11-25' }, payload: call(1, 'add', { a: 1, b: 2 })
+    method: 'POST', url: '/mcp', headers: { ...SSE, 'mcp-session-id': old, 'mcp-protocol-version': '2025-11-25' }, payload: call(1, 'add', { a: 1, b: 2 })
   })
   const oldEvents = eventsOf(forOld.body)
   t.equal(oldEvents.length, 1, 'a 2025-06-18 session gets no priming event')
   t.equal(oldEvents[0]?.id, '1_1', 'its events still have ids')
   const current = await initialize(app, '2025-11-25')
   const forCurrent = await app.inject({
-    method: 'POST', url: '/mcp', headers: { ...BOTH, 'mcp-session-id': current, 'mcp-protocol-version': '2025-03-26' }, payload: call(1, 'add', { a: 1, b: 2 })
+    method: 'POST', url: '/mcp', headers: { ...SSE, 'mcp-session-id': current, 'mcp-protocol-version': '2025-03-26' }, payload: call(1, 'add', { a: 1, b: 2 })
   })
   t.match(eventsOf(forCurrent.body), [{ data: '' }, { data: /"text":"3"/ }], 'a 2025-11-25 session is primed whatever the header says')
+
+  // The same when a client taking both is upgraded to a stream mid-call.
+  const upgradedOld = await app.inject({
+    method: 'POST', url: '/mcp', headers: { ...BOTH, 'mcp-session-id': old, 'mcp-protocol-version': '2025-11-25' }, payload: call(2, 'progress', { steps: 1 }, 'tok')
+  })
+  t.match(upgradedOld.headers['content-type'], /^text\/event-stream/)
+  t.ok(eventsOf(upgradedOld.body).every((event) => event.data !== '' && event.id !== undefined), 'upgraded, 2025-06-18: ids, no priming')
+  const upgradedCurrent = await app.inject({
+    method: 'POST', url: '/mcp', headers: { ...BOTH, 'mcp-session-id': current, 'mcp-protocol-version': '2025-03-26' }, payload: call(2, 'progress', { steps: 1 }, 'tok')
+  })
+  t.match(eventsOf(upgradedCurrent.body), [{ data: '', retry: '1000' }, { data: /notifications\/progress/ }], 'upgraded, 2025-11-25: primed')
 })
 
 t.test('status codes of the error contract', async (t) => {
@@ -195,10 +207,19 @@ t.test('stateless mode: every POST stands alone', async (t) => {
   t.match(init.json(), { result: { protocolVersion: '2025-11-25' } })
   const sum = await app.inject({ method: 'POST', url: '/mcp', headers: { ...BOTH, 'mcp-protocol-version': '2025-11-25' }, payload: call(7, 'add', { a: 2, b: 3 }) })
   t.equal(sum.statusCode, 200)
-  t.match(sum.headers['content-type'], /^text\/event-stream/)
-  const events = eventsOf(sum.body)
+  t.match(sum.headers['content-type'], /^application\/json/, 'a simple call is answered as JSON')
+  t.same(sum.json(), { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: '5' }] } })
+  const streamed = await app.inject({
+    method: 'POST', url: '/mcp', headers: { ...BOTH, accept: 'text/event-stream', 'mcp-protocol-version': '2025-11-25' }, payload: call(7, 'add', { a: 2, b: 3 })
+  })
+  t.match(streamed.headers['content-type'], /^text\/event-stream/)
+  const events = eventsOf(streamed.body)
   t.equal(events.length, 1, 'no priming: a stateless stream cannot be resumed')
   t.same(JSON.parse(events[0]?.data ?? ''), { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: '5' }] } })
+  const upgraded = await app.inject({ method: 'POST', url: '/mcp', headers: { ...BOTH, 'mcp-protocol-version': '2025-11-25' }, payload: call(9, 'progress', { steps: 1 }, 'tok') })
+  t.match(upgraded.headers['content-type'], /^text\/event-stream/, 'a call that reports progress is upgraded to a stream')
+  t.same(eventsOf(upgraded.body).map((event) => JSON.parse(event.data).method ?? 'response'),
+    ['notifications/progress', 'notifications/message', 'response'], 'unprimed, without ids')
   const json = await app.inject({ method: 'POST', url: '/mcp', headers: { ...BOTH, accept: 'application/json' }, payload: { jsonrpc: '2.0', id: 8, method: 'tools/list' } })
   const weather = json.json().result.tools.find((tool: { name: string }) => tool.name === 'weather')
   t.notOk(weather.outputSchema, 'no version header: 2025-03-26 is assumed (no outputSchema)')
@@ -233,8 +254,13 @@ t.test('CORS headers and preflights on the Streamable HTTP endpoint', async (t) 
   t.equal(reply.headers['access-control-allow-origin'], 'https://app.example.com')
   t.match(reply.headers['access-control-expose-headers'], /Mcp-Session-Id/, 'a browser client can read the session id')
   const session = reply.headers['mcp-session-id'] as string
-  const streamed = await app.inject({ method: 'POST', url: '/mcp', headers: { ...BOTH, origin: 'https://app.example.com', 'mcp-session-id': session }, payload: call(1, 'add', { a: 1, b: 1 }) })
-  t.equal(streamed.headers['access-control-allow-origin'], 'https://app.example.com', 'event-stream answers carry them too')
+  const json = await app.inject({ method: 'POST', url: '/mcp', headers: { ...BOTH, origin: 'https://app.example.com', 'mcp-session-id': session }, payload: call(1, 'add', { a: 1, b: 1 }) })
+  t.match(json.headers['content-type'], /^application\/json/)
+  t.equal(json.headers['access-control-allow-origin'], 'https://app.example.com', 'JSON answers carry them')
+  const streamed = await app.inject({ method: 'POST', url: '/mcp', headers: { ...BOTH, origin: 'https://app.example.com', 'mcp-session-id': session }, payload: call(2, 'progress', { steps: 1 }, 'tok') })
+  t.match(streamed.headers['content-type'], /^text\/event-stream/)
+  t.equal(streamed.headers['access-control-allow-origin'], 'https://app.example.com', 'event-stream answers (upgraded mid-call) carry them too')
+  t.match(streamed.headers['access-control-expose-headers'], /Mcp-Session-Id/)
   const foreign = await app.inject({ method: 'POST', url: '/mcp', headers: { ...BOTH, origin: 'https://evil.example' }, payload: INIT })
   t.equal(foreign.statusCode, 403, 'a foreign Origin is refused')
 })

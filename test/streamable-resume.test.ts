@@ -147,7 +147,9 @@ t.test('a Last-Event-ID that cannot be replayed is a 400', async (t) => {
   const url = `${base}/mcp`
   const session = await openSession(url)
   const other = await openSession(url)
-  const post = await raw(url, 'POST', { ...BOTH, 'mcp-session-id': session }, call(1, 'add', { a: 1, b: 2 }))
+  // A client that takes only an event stream: even a simple call is answered (and recorded) as events.
+  const SSE = { ...BOTH, accept: 'text/event-stream', 'mcp-session-id': session }
+  const post = await raw(url, 'POST', SSE, call(1, 'add', { a: 1, b: 2 }))
   const events = await post.rest()
   t.equal(events.length, 2, 'priming and the answer')
   for (const [lastEventId, why] of [['bogus', 'malformed'], ['99_1', 'unknown'], ['x'.repeat(100), 'too long']]) {
@@ -158,7 +160,7 @@ t.test('a Last-Event-ID that cannot be replayed is a 400', async (t) => {
   const foreign = await resume(url, other, events[1]?.id as string)
   t.equal(foreign.status, 400, "another session's event: 400")
   await foreign.text()
-  const later = await raw(url, 'POST', { ...BOTH, 'mcp-session-id': session }, call(2, 'add', { a: 1, b: 2 }))
+  const later = await raw(url, 'POST', SSE, call(2, 'add', { a: 1, b: 2 }))
   await later.rest()
   const evicted = await resume(url, session, events[0]?.id as string)
   t.equal(evicted.status, 400, 'evicted from a full store: 400')

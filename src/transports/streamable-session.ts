@@ -37,10 +37,27 @@ interface EventChannel {
   complete: boolean
 }
 
+/**
+ * What a request answered as JSON needs to become an event stream later: its
+ * Fastify reply, not yet sent (a structural type, so tests can hand in a fake).
+ */
+export interface UpgradableReply {
+  readonly raw: ServerResponse
+  hijack: () => unknown
+  getHeaders: () => Record<string, number | string | string[] | undefined>
+}
+
 interface RequestEntry {
-  /** SSE answers have a channel; JSON answers collect the response instead. */
+  /** The event stream answering the request; undefined while the answer is a JSON body. */
   channel: EventChannel | undefined
+  /** A JSON answer collects the response here. */
   response: string | undefined
+  /**
+   * A client that takes both JSON and an event stream: the reply to turn into
+   * an event stream if anything but the response comes first (see {@link StreamableChannel.streamOf}).
+   * Undefined once used, and for answers fixed as JSON or as a stream from the start.
+   */
+  reply: UpgradableReply | undefined
 }
 
 /** A resume the route has looked up but not attached yet. */
@@ -54,11 +71,20 @@ function isResponseTo (message: JsonRpcMessage, id: JsonRpcId): boolean {
 }
 
 /**
+ * The client is gone (or the response is over): nothing can be written to `res`
+ * any more. A null socket is not gone: a pipelined response gets its socket later.
+ */
+function gone (res: ServerResponse): boolean {
+  return res.destroyed || res.writableEnded || res.socket?.destroyed === true
+}
+
+/**
  * The per-session routing state of Streamable HTTP, and the session's
  * channel: a message produced while handling request R goes on R's POST
- * stream (or into R's JSON answer), everything else on the standalone GET
- * stream. With an event store every event gets an id and is recorded, so any
- * stream can be resumed with `Last-Event-ID`.
+ * stream (or into R's JSON answer, which becomes a stream when the client
+ * takes one and anything but the response comes first), everything else on
+ * the standalone GET stream. With an event store every event gets an id and
+ * is recorded, so any stream can be resumed with `Last-Event-ID`.
  */
 export class StreamableChannel implements SessionChannel {
   private readonly env: StreamEnv
@@ -100,13 +126,21 @@ export class StreamableChannel implements SessionChannel {
       return
     }
     const final = isResponseTo(message, relatedRequestId)
-    if (entry.channel === undefined) {
+    let channel = entry.channel
+    if (channel === undefined) {
+      // The response with nothing before it: the JSON body (the common case, and the cheap one).
+      if (final) {
+        entry.response = json
+        return
+      }
+      channel = this.streamOf(entry)
       // A JSON answer carries only the response; the rest goes where the client can still hear it.
-      if (final) entry.response = json
-      else this.sendStandalone(json)
-      return
+      if (channel === undefined) {
+        this.sendStandalone(json)
+        return
+      }
     }
-    this.emit(entry.channel, json)
+    this.emit(channel, json)
     if (final) this.complete(relatedRequestId)
   }
 
@@ -122,8 +156,11 @@ export class StreamableChannel implements SessionChannel {
   }
 
   closeStream (requestId: JsonRpcId, retryMs?: number): boolean {
-    const channel = this.requests.get(requestId)?.channel
-    if (channel === undefined || channel.live === undefined || !this.resumable) return false
+    const entry = this.requests.get(requestId)
+    if (entry === undefined || !this.resumable) return false
+    // An answer still pending as JSON becomes a stream first (primed), so the client has a resume point.
+    const channel = entry.channel ?? this.streamOf(entry)
+    if (channel === undefined || channel.live === undefined) return false
     if (retryMs !== undefined) this.prime(channel, channel.live, Math.max(0, Math.floor(retryMs)))
     this.dropLive(channel)?.end()
     return true
@@ -133,16 +170,25 @@ export class StreamableChannel implements SessionChannel {
 
   /** Starts answering `requestId` on an event stream: headers, then a priming event when the client can resume. */
   openRequestStream (requestId: JsonRpcId, res: ServerResponse, headers: OutgoingHttpHeaders): void {
-    const channel: EventChannel = { id: String(this.nextStream++), live: undefined, held: undefined, complete: false }
-    this.requests.set(requestId, { channel, response: undefined })
-    this.inflight.set(channel.id, channel)
-    const stream = this.attach(channel, res, headers)
-    if (this.resumable) this.prime(channel, stream, PRIMING_RETRY_MS)
+    const entry: RequestEntry = { channel: undefined, response: undefined, reply: undefined }
+    this.requests.set(requestId, entry)
+    this.openStream(entry, res, headers)
   }
 
-  /** Starts answering `requestId` with a single JSON body; see {@link takeResponse}. */
-  collectResponse (requestId: JsonRpcId): void {
-    this.requests.set(requestId, { channel: undefined, response: undefined })
+  /**
+   * Starts answering `requestId` with a single JSON body; see {@link takeResponse}.
+   * With `reply` (the client also takes an event stream) the answer becomes an
+   * event stream on that reply as soon as anything but the response is sent
+   * for the request; the route then sees `reply.sent` and calls {@link finish}.
+   */
+  collectResponse (requestId: JsonRpcId, reply?: UpgradableReply): void {
+    this.requests.set(requestId, { channel: undefined, response: undefined, reply })
+  }
+
+  /** True while `requestId` is answered as a JSON body (not, or not yet, upgraded to an event stream). */
+  isCollecting (requestId: JsonRpcId): boolean {
+    const entry = this.requests.get(requestId)
+    return entry !== undefined && entry.channel === undefined
   }
 
   /** The collected JSON response (undefined when the request was cancelled); forgets the request. */
@@ -166,6 +212,35 @@ export class StreamableChannel implements SessionChannel {
     this.inflight.delete(channel.id)
     // A resuming GET still replaying ends itself once it has caught up.
     if (channel.held === undefined) this.dropLive(channel)?.end()
+  }
+
+  /**
+   * The upgrade (see `answerMode` in streamable.ts for why): a request still
+   * answered as JSON, whose client also takes an event stream, gets one now,
+   * because something other than its response must reach the client first.
+   * The reply is hijacked and the stream opened (primed as usual, from the
+   * session's negotiated version); the caller writes that message on it.
+   * Undefined when the answer stays JSON: the client takes only JSON, the
+   * response was already collected, or the connection is gone (the route's
+   * close listener cancels the handler, as for any JSON answer).
+   */
+  private streamOf (entry: RequestEntry): EventChannel | undefined {
+    const reply = entry.reply
+    if (reply === undefined || entry.response !== undefined) return undefined
+    entry.reply = undefined
+    if (gone(reply.raw)) return undefined
+    // From here on the raw response is ours; headers set by the hooks (CORS) are carried over.
+    reply.hijack()
+    return this.openStream(entry, reply.raw, reply.getHeaders() as OutgoingHttpHeaders)
+  }
+
+  private openStream (entry: RequestEntry, res: ServerResponse, headers: OutgoingHttpHeaders): EventChannel {
+    const channel: EventChannel = { id: String(this.nextStream++), live: undefined, held: undefined, complete: false }
+    entry.channel = channel
+    this.inflight.set(channel.id, channel)
+    const stream = this.attach(channel, res, headers)
+    if (this.resumable) this.prime(channel, stream, PRIMING_RETRY_MS)
+    return channel
   }
 
   // ---- the standalone stream and resumption ----------------------------------

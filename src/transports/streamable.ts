@@ -20,6 +20,36 @@ import { StreamableChannel, type StreamEnv } from './streamable-session.js'
 /** The version a stateless request speaks when it names none (MCP: assume 2025-03-26). */
 const STATELESS_DEFAULT_VERSION = '2025-03-26'
 
+/**
+ * How a POSTed request is answered. Every choice between a JSON body and an
+ * event stream is made here, and in the one upgrade it allows
+ * (`StreamableChannel.streamOf`):
+ *
+ * - `'json'`: one `application/json` body holding the response alone. For
+ *   clients that take only JSON (their request's progress, logs and
+ *   server-to-client requests go to the standalone GET stream), and for
+ *   `initialize` whenever the client takes JSON: it is one message with
+ *   nothing before it, answered before the session is even registered.
+ * - `'sse'`: an event stream from the start, for clients that take only that.
+ * - `'deferred'`: the client takes both (every SDK client does). Most calls
+ *   produce nothing but their response, and a JSON body costs a fraction of
+ *   an event stream (no hijack, no SSE framing, no priming event, no event ids
+ *   or store records), so the answer starts as JSON. If the response is the
+ *   first message of the request, it goes out as that JSON body. If anything
+ *   else for the request comes first (progress, a log, sampling or
+ *   elicitation, `ctx.closeStream()`), the reply is upgraded at that moment
+ *   to an event stream (primed as usual), which carries that message and
+ *   everything after it, exactly as an `'sse'` answer would. The price: until
+ *   the upgrade the client holds no event id to resume from, so a connection
+ *   dropped before then cancels the handler, as for a JSON answer.
+ */
+type AnswerMode = 'json' | 'sse' | 'deferred'
+
+function answerMode (accept: Acceptable, method: string): AnswerMode {
+  if (!accept.json) return 'sse'
+  return accept.sse && method !== 'initialize' ? 'deferred' : 'json'
+}
+
 interface Entry {
   session: Session
   channel: StreamableChannel
@@ -27,8 +57,8 @@ interface Entry {
 
 /**
  * The Streamable HTTP transport (MCP 2025-03-26 and later) at one endpoint:
- * POST carries client messages (a request is answered on an event stream or
- * as one JSON body, as the client accepts), GET opens the standalone stream
+ * POST carries client messages (a request is answered as one JSON body or on
+ * an event stream: {@link answerMode}), GET opens the standalone stream
  * for server messages or resumes a stream after `Last-Event-ID`, DELETE ends
  * the session. With `stateless`, every POST stands alone and GET/DELETE are 405.
  */
@@ -73,11 +103,11 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     }
   }
 
-  /** Answers one request: on an event stream when the client takes one, else as a JSON body. */
-  const answer = async (request: FastifyRequest, reply: FastifyReply, entry: Entry, message: JsonRpcRequest, accept: Acceptable): Promise<FastifyReply> => {
+  /** Answers one request as {@link answerMode} decides. */
+  const answer = async (request: FastifyRequest, reply: FastifyReply, entry: Entry, message: JsonRpcRequest, mode: AnswerMode): Promise<FastifyReply> => {
     const { session, channel } = entry
     const classified: ClassifiedMessage = { kind: 'request', message }
-    if (accept.sse) {
+    if (mode === 'sse') {
       // From here on the raw response is ours; headers set by the hooks (CORS) are carried over.
       reply.hijack()
       channel.openRequestStream(message.id, reply.raw, reply.getHeaders() as OutgoingHttpHeaders)
@@ -85,12 +115,19 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
       channel.finish(message.id)
       return reply
     }
-    channel.collectResponse(message.id)
-    // Nobody can read a JSON answer once its connection is gone: the handler is cancelled.
-    const onClose = (): void => { session.cancelRequest(message.id, 'the client disconnected') }
+    // 'json' and 'deferred' both start as a JSON answer; 'deferred' lets the channel upgrade it.
+    channel.collectResponse(message.id, mode === 'deferred' ? reply : undefined)
+    // Nobody can read a JSON answer once its connection is gone: the handler is cancelled. Once
+    // upgraded to an event stream, the stream decides instead (resumable with a store).
+    const onClose = (): void => { if (channel.isCollecting(message.id)) session.cancelRequest(message.id, 'the client disconnected') }
     reply.raw.once('close', onClose)
     await dispatch(request, session, classified)
     reply.raw.off('close', onClose)
+    // Upgraded (hijacked) while the handler ran: end the stream unless its response did.
+    if (reply.sent) {
+      channel.finish(message.id)
+      return reply
+    }
     const response = channel.takeResponse(message.id)
     // Cancelled: MCP sends no response, and 202 is the one non-answer clients expect.
     if (response === undefined) return await reply.code(202).send()
@@ -98,7 +135,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
   }
 
   /** initialize without a session id: a new session, whose id goes out only once it is initialized. */
-  const initialize = async (request: FastifyRequest, reply: FastifyReply, message: JsonRpcRequest, accept: Acceptable): Promise<FastifyReply> => {
+  const initialize = async (request: FastifyRequest, reply: FastifyReply, message: JsonRpcRequest, mode: AnswerMode): Promise<FastifyReply> => {
     const entry = newSession(request)
     const { session, channel } = entry
     channel.collectResponse(message.id)
@@ -111,8 +148,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     } else {
       session.close('initialize failed')
     }
-    // The initialize answer is one message and nothing precedes it: JSON whenever the client takes it.
-    if (accept.json) return await reply.code(200).type('application/json; charset=utf-8').send(response)
+    if (mode === 'json') return await reply.code(200).type('application/json; charset=utf-8').send(response)
     reply.hijack()
     const stream = new SseStream(reply.raw, { maxQueuedBytes: options.maxQueuedBytes, onOverflow: () => {} })
     stream.open(reply.getHeaders() as OutgoingHttpHeaders)
@@ -122,7 +158,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
   }
 
   /** Stateless: a throwaway session per request, initialized from the request's own version header. */
-  const stateless = async (request: FastifyRequest, reply: FastifyReply, message: JsonRpcRequest, accept: Acceptable): Promise<FastifyReply> => {
+  const stateless = async (request: FastifyRequest, reply: FastifyReply, message: JsonRpcRequest, mode: AnswerMode): Promise<FastifyReply> => {
     const version = checkProtocolVersion(request)
     const entry = newSession(request)
     if (message.method !== 'initialize') {
@@ -130,8 +166,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
       entry.session.protocolVersion = version ?? STATELESS_DEFAULT_VERSION
     }
     try {
-      // As with sessions, initialize is answered as JSON whenever the client takes it.
-      return await answer(request, reply, entry, message, message.method === 'initialize' && accept.json ? { json: true, sse: false } : accept)
+      return await answer(request, reply, entry, message, mode)
     } finally {
       entry.session.close('stateless request answered')
     }
@@ -146,10 +181,10 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     if (options.stateless) {
       // Notifications and responses have nowhere to go without a session.
       if (classified.kind !== 'request') return await reply.code(202).send()
-      return await stateless(request, reply, classified.message, accept)
+      return await stateless(request, reply, classified.message, answerMode(accept, classified.message.method))
     }
     if (classified.kind === 'request' && classified.message.method === 'initialize' && request.headers['mcp-session-id'] === undefined) {
-      return await initialize(request, reply, classified.message, accept)
+      return await initialize(request, reply, classified.message, answerMode(accept, 'initialize'))
     }
     const entry = lookup(request)
     if (classified.kind !== 'request') {
@@ -157,7 +192,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
       return await reply.code(202).send()
     }
     if (entry.channel.has(classified.message.id)) throw new InvalidMessageError('a request with this id is already in flight on this session')
-    return await answer(request, reply, entry, classified.message, accept)
+    return await answer(request, reply, entry, classified.message, answerMode(accept, classified.message.method))
   }
 
   const listen = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
