@@ -1,0 +1,37 @@
+// Ours over HTTP: one MCPServer serving legacy SSE (/sse + /messages) and, when the transport
+// exists, Streamable HTTP (/mcp), with default options except the session cap (raised so the
+// 10,000-session fan-out is not refused by its own ceiling) and the auth the runner asks for.
+import { control, ready, unavailable, benchAuth } from './control.js'
+import { AddSchema, ADD_DESCRIPTION, addResult, SERVER_INFO } from './shared.js'
+
+let MCPServer
+try {
+  ({ MCPServer } = await import(process.env.BENCH_OURS_DIST ?? '../../dist/index.js'))
+} catch (error) {
+  unavailable(`dist/ does not load (${error.message}); run npm run build`)
+}
+
+if (MCPServer !== undefined) {
+  const auth = benchAuth()
+  const options = { port: 0, host: '127.0.0.1', maxSessions: Number(process.env.BENCH_MAX_SESSIONS ?? 20000) }
+  if (auth?.mode === 'apikey') {
+    options.auth = { type: 'apikey', options: { keys: auth.keys, headerName: auth.headerName } }
+  } else if (auth?.mode === 'jwt-hs256') {
+    options.auth = { type: 'jwt', options: { secret: auth.secret, algorithms: ['HS256'], issuer: auth.issuer, audience: auth.audience } }
+  } else if (auth?.mode === 'jwt-rs256-jwks') {
+    options.auth = { type: 'jwt', options: { jwksUri: auth.jwksUri, algorithms: ['RS256'], issuer: auth.issuer, audience: auth.audience } }
+  }
+  try {
+    const server = new MCPServer({ ...SERVER_INFO, transport: { type: 'sse', options } })
+    server.tool({ name: 'add', description: ADD_DESCRIPTION, inputSchema: AddSchema }, async (args) => addResult(args))
+    const { url } = await server.start()
+    control({
+      broadcast: (notification) => server.broadcast(notification),
+      sessions: () => server.sessionCount,
+      close: () => server.stop()
+    })
+    ready({ url })
+  } catch (error) {
+    unavailable(error.message)
+  }
+}
