@@ -1,82 +1,14 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { JsonRpcId, JsonRpcMessage } from '../protocol/jsonrpc.js'
 import type { Session, SessionChannel } from '../protocol/session.js'
-import type { EventReplay, EventStore, StoredEvent } from './event-store.js'
-import { SseStream, type StreamSet } from './sse-stream.js'
+import type { EventReplay, StoredEvent } from './event-store.js'
+import { SseStream } from './sse-stream.js'
+import {
+  EVENT_ID, PRIMING_RETRY_MS, PRIMING_SINCE, STANDALONE, gone, isResponseTo,
+  type EventChannel, type RequestEntry, type ResumePlan, type StreamEnv, type UpgradableReply
+} from './streamable-state.js'
 
-/** Reconnection delay announced in priming events (ms): how long a client waits before resuming. */
-export const PRIMING_RETRY_MS = 1000
-/** The first protocol revision whose clients understand priming events (empty data, an id). */
-const PRIMING_SINCE = '2025-11-25'
-/** Stream id of the standalone GET stream; request streams count up from 1. */
-const STANDALONE = '0'
-const EVENT_ID = /^(\d{1,15})_\d{1,15}$/
-
-/** What every session of one Streamable HTTP endpoint shares. */
-export interface StreamEnv {
-  /** Undefined when `eventStoreSize` is 0: no event ids, no resumption. */
-  store: EventStore | undefined
-  streams: StreamSet
-  maxQueuedBytes: number
-  /** A store that failed to record or replay; the event itself was still written live. */
-  onStoreError: (error: unknown) => void
-}
-
-/**
- * One logical event stream: the standalone GET stream, or the stream that
- * answers one POSTed request. Its HTTP connection (`live`) may come and go
- * (dropped, closed by the server mid-call, replaced by a resuming GET) while
- * the logical stream and its event ids go on.
- */
-interface EventChannel {
-  readonly id: string
-  live: SseStream | undefined
-  /** Events written while a resuming GET waits for the store's replay. */
-  held: StoredEvent[] | undefined
-  /** Answered (or abandoned): a resuming GET ends once it has replayed. */
-  complete: boolean
-}
-
-/**
- * What a request answered as JSON needs to become an event stream later: its
- * Fastify reply, not yet sent (a structural type, so tests can hand in a fake).
- */
-export interface UpgradableReply {
-  readonly raw: ServerResponse
-  hijack: () => unknown
-  getHeaders: () => Record<string, number | string | string[] | undefined>
-}
-
-interface RequestEntry {
-  /** The event stream answering the request; undefined while the answer is a JSON body. */
-  channel: EventChannel | undefined
-  /** A JSON answer collects the response here. */
-  response: string | undefined
-  /**
-   * A client that takes both JSON and an event stream: the reply to turn into
-   * an event stream if anything but the response comes first (see {@link StreamableChannel.streamOf}).
-   * Undefined once used, and for answers fixed as JSON or as a stream from the start.
-   */
-  reply: UpgradableReply | undefined
-}
-
-/** A resume the route has looked up but not attached yet. */
-export interface ResumePlan {
-  channel: EventChannel | undefined
-  replay: EventReplay
-}
-
-function isResponseTo (message: JsonRpcMessage, id: JsonRpcId): boolean {
-  return ('result' in message || 'error' in message) && message.id === id
-}
-
-/**
- * The client is gone (or the response is over): nothing can be written to `res`
- * any more. A null socket is not gone: a pipelined response gets its socket later.
- */
-function gone (res: ServerResponse): boolean {
-  return res.destroyed || res.writableEnded || res.socket?.destroyed === true
-}
+export { PRIMING_RETRY_MS, type ResumePlan, type StreamEnv, type UpgradableReply } from './streamable-state.js'
 
 /**
  * The per-session routing state of Streamable HTTP, and the session's
