@@ -2,14 +2,9 @@
 // exists, Streamable HTTP (/mcp), with default options except the session cap (raised so the
 // 10,000-session fan-out is not refused by its own ceiling) and the auth the runner asks for.
 import { control, ready, unavailable, benchAuth } from './control.js'
-import { AddSchema, ADD_DESCRIPTION, addResult, SERVER_INFO } from './shared.js'
+import { AddSchema, ADD_DESCRIPTION, addResult, SERVER_INFO, loadOurs } from './shared.js'
 
-let MCPServer
-try {
-  ({ MCPServer } = await import(process.env.BENCH_OURS_DIST ?? '../../dist/index.js'))
-} catch (error) {
-  unavailable(`dist/ does not load (${error.message}); run npm run build`)
-}
+const MCPServer = await loadOurs(unavailable)
 
 if (MCPServer !== undefined) {
   const auth = benchAuth()

@@ -1,13 +1,8 @@
 // Ours over stdio: MCPServer with no transport option, the `add` tool, default options.
 import { control, ready, unavailable } from './control.js'
-import { AddSchema, ADD_DESCRIPTION, addResult, SERVER_INFO } from './shared.js'
+import { AddSchema, ADD_DESCRIPTION, addResult, SERVER_INFO, loadOurs } from './shared.js'
 
-let MCPServer
-try {
-  ({ MCPServer } = await import(process.env.BENCH_OURS_DIST ?? '../../dist/index.js'))
-} catch (error) {
-  unavailable(`dist/ does not load (${error.message}); run npm run build`)
-}
+const MCPServer = await loadOurs(unavailable)
 if (MCPServer !== undefined) {
   const server = new MCPServer(SERVER_INFO)
   server.tool({ name: 'add', description: ADD_DESCRIPTION, inputSchema: AddSchema }, async (args) => addResult(args))

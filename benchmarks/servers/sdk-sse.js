@@ -5,23 +5,14 @@
 // SDK's favour or neutral: no console.log on every request, GET on /sse instead of /mcp, and, with
 // auth, the SDK's `requireBearerAuth` middleware on both routes as its Streamable HTTP example does
 // (a small header check for API keys, which the SDK does not offer).
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js'
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js'
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js'
-import * as z from 'zod/v4'
 import { control, ready, benchAuth } from './control.js'
-import { ADD_DESCRIPTION, addResult, SERVER_INFO } from './shared.js'
+import { createSdkServer } from './sdk-server.js'
 import { createCredentialCheck, presentedCredential } from './verifiers.js'
 
-const getServer = () => {
-  const server = new McpServer(SERVER_INFO, { capabilities: { logging: {} } })
-  server.registerTool('add', {
-    description: ADD_DESCRIPTION,
-    inputSchema: { a: z.number(), b: z.number() }
-  }, async (args) => addResult(args))
-  return server
-}
+const getServer = createSdkServer
 
 const app = createMcpExpressApp()
 const transports = {}

@@ -5,24 +5,15 @@
 // with the example's open-response tracking and idle sweep. Removed: console.log of every body.
 // BENCH_SDK_SSE_RESPONSES=1 answers POSTs with an SSE stream instead (simpleStreamableHttp.js).
 import { randomUUID } from 'node:crypto'
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
-import * as z from 'zod/v4'
 import { control, ready } from './control.js'
-import { ADD_DESCRIPTION, addResult, SERVER_INFO } from './shared.js'
+import { createSdkServer } from './sdk-server.js'
 
 const enableJsonResponse = process.env.BENCH_SDK_SSE_RESPONSES !== '1'
 
-const getServer = () => {
-  const server = new McpServer(SERVER_INFO, { capabilities: { logging: {} } })
-  server.registerTool('add', {
-    description: ADD_DESCRIPTION,
-    inputSchema: { a: z.number(), b: z.number() }
-  }, async (args) => addResult(args))
-  return server
-}
+const getServer = createSdkServer
 
 const app = createMcpExpressApp()
 const IDLE_MS = 30 * 60000

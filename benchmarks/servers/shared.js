@@ -11,3 +11,16 @@ export function addResult ({ a, b }) {
 }
 
 export const SERVER_INFO = { name: 'bench', version: '1.0.0' }
+
+/**
+ * Our MCPServer from dist/ (or the build BENCH_OURS_DIST names, for A/B runs); undefined, after
+ * telling the runner why, when it does not load.
+ */
+export async function loadOurs (unavailable) {
+  try {
+    return (await import(process.env.BENCH_OURS_DIST ?? '../../dist/index.js')).MCPServer
+  } catch (error) {
+    unavailable(`dist/ does not load (${error.message}); run npm run build`)
+    return undefined
+  }
+}
