@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
 import { openSseSession, pool, postAgent } from './sse.js'
 import { percentiles } from '../lib/stats.js'
+import { measureCalls } from '../lib/window.js'
 
 export async function runSseCalls ({ server, sessions: count, duration, warmup, headersFor = () => ({}), log = () => {} }) {
   const posts = postAgent(16)
@@ -84,27 +85,13 @@ export async function runSseCalls ({ server, sessions: count, duration, warmup, 
   replies = 0
   errors = 0
   accepted = 0
-  await server.windowStart()
-  const before = await server.usage()
-  const clientBefore = process.cpuUsage()
-  const started = performance.now()
-  const result = await load(duration)
-  const elapsed = (performance.now() - started) / 1000
-  await drain()
-  const client = process.cpuUsage(clientBefore)
-  const after = await server.usage()
-  await server.windowEnd('calls')
+  const window = await measureCalls(server, () => load(duration), drain)
+  const result = window.result
   let lost = 0
   for (const id of lostCandidates) if (sent.has(id)) lost++
   for (const session of sessions) session.close()
-  const cpuMicros = after.cpuMicros - before.cpuMicros
   return {
-    calls: replies,
-    callsPerSec: replies / elapsed,
-    cpuMicrosPerCall: cpuMicros / replies,
-    cpuUtil: cpuMicros / 1e6 / elapsed,
-    clientCpuMicrosPerCall: (client.user + client.system) / replies,
-    clientCpuUtil: (client.user + client.system) / 1e6 / elapsed,
+    ...window.figures(replies),
     latency: percentiles(latencies),
     postLatency: { p50: result.latency.p50, p99: result.latency.p99 },
     postErrors: result.non2xx + result.errors,

@@ -2,6 +2,7 @@
 // answer, next) and pipelined (write K calls in one go, then read K answers).
 import { performance } from 'node:perf_hooks'
 import { percentiles } from '../lib/stats.js'
+import { measureCalls } from '../lib/window.js'
 
 class LineReader {
   constructor (stream) {
@@ -67,25 +68,22 @@ async function sequential (server, reader, seconds, measure) {
   const latencies = []
   let ok = 0
   let id = 1
-  if (measure) await server.windowStart()
-  const before = measure ? await server.usage() : undefined
-  const started = performance.now()
-  const until = started + seconds * 1000
-  while (performance.now() < until) {
-    // 64 calls between clock reads keeps the loop cheap without overshooting the window.
-    for (let i = 0; i < 64; i++) {
-      const t0 = performance.now()
-      stdin.write(call(id++))
-      const line = await reader.next()
-      latencies.push(performance.now() - t0)
-      if (line.includes('"text":"3"')) ok++
+  const work = async () => {
+    const until = performance.now() + seconds * 1000
+    while (performance.now() < until) {
+      // 64 calls between clock reads keeps the loop cheap without overshooting the window.
+      for (let i = 0; i < 64; i++) {
+        const t0 = performance.now()
+        stdin.write(call(id++))
+        const line = await reader.next()
+        latencies.push(performance.now() - t0)
+        if (line.includes('"text":"3"')) ok++
+      }
     }
   }
-  const elapsed = (performance.now() - started) / 1000
-  if (!measure) return undefined
-  const after = await server.usage()
-  await server.windowEnd('calls')
-  return { calls: ok, callsPerSec: ok / elapsed, cpuMicrosPerCall: (after.cpuMicros - before.cpuMicros) / ok, latency: percentiles(latencies), errors: latencies.length - ok }
+  if (!measure) return await work()
+  const window = await measureCalls(server, work)
+  return { ...window.figures(ok), latency: percentiles(latencies), errors: latencies.length - ok }
 }
 
 /** Pipelined for `seconds`: K calls written at once, then K answers read; repeat. */
@@ -95,24 +93,21 @@ async function pipelined (server, reader, seconds, depth, measure) {
   let ok = 0
   let total = 0
   let id = 1_000_000
-  if (measure) await server.windowStart()
-  const before = measure ? await server.usage() : undefined
-  const started = performance.now()
-  const until = started + seconds * 1000
-  while (performance.now() < until) {
-    let chunk = ''
-    for (let i = 0; i < depth; i++) chunk += call(id++)
-    const t0 = performance.now()
-    stdin.write(chunk)
-    ok += await reader.take(depth)
-    total += depth
-    batches.push(performance.now() - t0)
+  const work = async () => {
+    const until = performance.now() + seconds * 1000
+    while (performance.now() < until) {
+      let chunk = ''
+      for (let i = 0; i < depth; i++) chunk += call(id++)
+      const t0 = performance.now()
+      stdin.write(chunk)
+      ok += await reader.take(depth)
+      total += depth
+      batches.push(performance.now() - t0)
+    }
   }
-  const elapsed = (performance.now() - started) / 1000
-  if (!measure) return undefined
-  const after = await server.usage()
-  await server.windowEnd('calls')
-  return { calls: ok, callsPerSec: ok / elapsed, cpuMicrosPerCall: (after.cpuMicros - before.cpuMicros) / ok, batchLatency: percentiles(batches), errors: total - ok }
+  if (!measure) return await work()
+  const window = await measureCalls(server, work)
+  return { ...window.figures(ok), batchLatency: percentiles(batches), errors: total - ok }
 }
 
 export async function runStdio ({ server, mode, duration, warmup, depth }) {

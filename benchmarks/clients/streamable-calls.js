@@ -2,9 +2,9 @@
 // `mcp-session-id` answer header, POST notifications/initialized), then autocannon POSTs `add`
 // calls to /mcp, one connection pinned to one session, and checks every answer's body. A server
 // may answer with JSON or with a one-event SSE stream; both count when they carry the result.
-import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
 import { INITIALIZED, PROTOCOL_VERSION, initializeRequest, pool, post, postAgent } from './sse.js'
+import { measureCalls } from '../lib/window.js'
 
 const ACCEPT = 'application/json, text/event-stream'
 
@@ -59,23 +59,10 @@ export async function runStreamableCalls ({ server, sessions: count, duration, w
   if (warmup > 0) await load(warmup)
   ok = 0
   bad = 0
-  await server.windowStart()
-  const before = await server.usage()
-  const clientBefore = process.cpuUsage()
-  const started = performance.now()
-  const result = await load(duration)
-  const elapsed = (performance.now() - started) / 1000
-  const client = process.cpuUsage(clientBefore)
-  const after = await server.usage()
-  await server.windowEnd('calls')
-  const cpuMicros = after.cpuMicros - before.cpuMicros
+  const window = await measureCalls(server, () => load(duration))
+  const result = window.result
   return {
-    calls: ok,
-    callsPerSec: ok / elapsed,
-    cpuMicrosPerCall: cpuMicros / ok,
-    cpuUtil: cpuMicros / 1e6 / elapsed,
-    clientCpuMicrosPerCall: (client.user + client.system) / ok,
-    clientCpuUtil: (client.user + client.system) / 1e6 / elapsed,
+    ...window.figures(ok),
     latency: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
     errors: bad + result.errors,
     sample
