@@ -4,7 +4,7 @@ import t from 'tap'
 import { Session } from '../src/protocol/session.js'
 import { MemoryEventStore, type EventReplay, type EventStore, type StoredEvent } from '../src/transports/event-store.js'
 import { StreamSet } from '../src/transports/sse-stream.js'
-import { StreamableChannel } from '../src/transports/streamable-session.js'
+import { StreamableChannel } from '../src/transports/streamable-channel.js'
 
 /** Just enough of a ServerResponse for an SseStream, recording what is written. */
 class FakeResponse extends EventEmitter {

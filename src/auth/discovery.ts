@@ -1,4 +1,4 @@
-import { describeUrl, fetchJson, PeerError } from './http.js'
+import { describeUrl, fetchJson, PeerError } from './fetch.js'
 
 /** The members of RFC 8414 authorization server metadata the resource server uses. */
 export interface AuthServerMetadata {

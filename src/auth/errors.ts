@@ -5,7 +5,7 @@ export { AuthDiscoveryFailedError, AuthUnavailableError, InsufficientScopeError,
 
 // The guard answers failures itself (status, WWW-Authenticate challenge and an RFC 6750 body);
 // these coded errors carry what that answer needs, so every refusal goes through one function
-// (`sendAuthFailure` in challenge.ts). Their messages are fixed sentences: they never contain the
+// (`sendAuthFailure` in strategy.ts). Their messages are fixed sentences: they never contain the
 // presented token or key, nor any configured secret, because the message becomes
 // `error_description`.
 

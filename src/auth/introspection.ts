@@ -1,6 +1,6 @@
 import type { Principal } from '../protocol/principal.js'
 import { invalidToken, isAuthFailure, unavailable, type AuthFailure } from './errors.js'
-import { fetchJson, PeerError } from './http.js'
+import { fetchJson, PeerError } from './fetch.js'
 import { audienceMatches } from './strategy.js'
 import { TokenCache } from './token-cache.js'
 

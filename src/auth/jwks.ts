@@ -1,5 +1,5 @@
 import { invalidToken, unavailable } from './errors.js'
-import { describeUrl, fetchJson, PeerError } from './http.js'
+import { describeUrl, fetchJson, PeerError } from './fetch.js'
 import type { JoseHeader } from './jwt.js'
 import { VerificationKey } from './keys.js'
 

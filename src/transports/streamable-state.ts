@@ -4,7 +4,7 @@ import type { EventReplay, EventStore, StoredEvent } from './event-store.js'
 import type { SseStream, StreamSet } from './sse-stream.js'
 
 // The shapes of Streamable HTTP's per-session state and the small rules about
-// them; the routing itself is StreamableChannel (streamable-session.ts).
+// them; the routing itself is StreamableChannel (streamable-channel.ts).
 
 /** Reconnection delay announced in priming events (ms): how long a client waits before resuming. */
 export const PRIMING_RETRY_MS = 1000

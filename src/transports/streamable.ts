@@ -15,7 +15,7 @@ import { SseStream } from './sse-stream.js'
 import {
   checkProtocolVersion, lastEventIdOf, requireGetAccept, requirePostAccept, requireSessionId, type Acceptable
 } from './streamable-headers.js'
-import { StreamableChannel, type StreamEnv } from './streamable-session.js'
+import { StreamableChannel, type StreamEnv } from './streamable-channel.js'
 
 /** The version a stateless request speaks when it names none (MCP: assume 2025-03-26). */
 const STATELESS_DEFAULT_VERSION = '2025-03-26'
