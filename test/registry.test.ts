@@ -29,6 +29,8 @@ t.test('bad resource and prompt definitions are refused', async (t) => {
   t.throws(() => registry.resource({ uri: 'relative/path', name: 'x' }, read), { code: 'FST_MCP_INVALID_DEFINITION', message: /absolute URI/ })
   t.throws(() => registry.resource({ uri: 'a://b', name: '' }, read), { code: 'FST_MCP_INVALID_DEFINITION', message: /name must be a non-empty string/ })
   t.throws(() => registry.resource({ uri: 'a://{x}', name: 'x', complete: { y: () => [] } as never }, read), { message: /complete\.y names no variable/ })
+  t.throws(() => registry.resource({ uri: 'a://{x}', name: 'x', complete: { x: 'nope' } as never }, read), { code: 'FST_MCP_INVALID_DEFINITION', message: /complete\.x must be a function/ })
+  t.throws(() => registry.prompt({ name: 'p', arguments: [{ name: 'a', complete: 42 as never }] }, async () => ({ messages: [] })), { message: /argument a: complete must be a function/ })
   registry.resource({ uri: 'a://b', name: 'b' }, read)
   t.throws(() => registry.resource({ uri: 'a://b', name: 'again' }, read), { code: 'FST_MCP_DUPLICATE_DEFINITION' })
   t.throws(() => registry.prompt({ name: '' }, async () => ({ messages: [] })), { code: 'FST_MCP_INVALID_DEFINITION' })

@@ -75,7 +75,7 @@ export class VerificationKey {
   }
 
   supports (alg: string): boolean {
-    return FAMILY_OF_ALG[alg] === this.#family && (this.#onlyAlg === undefined || this.#onlyAlg === alg)
+    return Object.hasOwn(FAMILY_OF_ALG, alg) && FAMILY_OF_ALG[alg] === this.#family && (this.#onlyAlg === undefined || this.#onlyAlg === alg)
   }
 
   /** Verifies with `alg` (already checked against the allow-list); throws an AuthFailure. */

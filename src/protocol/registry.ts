@@ -25,14 +25,15 @@ export interface RegisteredTool {
 export interface RegisteredResource {
   readonly wire: Record<string, unknown>
   readonly template: UriTemplate | undefined
-  readonly completers: Record<string, Completer>
+  /** A Map, not an object: names come from clients, and `constructor` must not find Object's. */
+  readonly completers: ReadonlyMap<string, Completer>
   readonly handler: ResourceHandler<string>
 }
 
 export interface RegisteredPrompt {
   readonly wire: Record<string, unknown>
   readonly required: readonly string[]
-  readonly completers: Record<string, Completer>
+  readonly completers: ReadonlyMap<string, Completer>
   readonly handler: PromptHandler<readonly PromptArgument[]>
 }
 
@@ -92,11 +93,12 @@ export class Registry {
     if (target.has(uri)) throw new DuplicateDefinitionError('resource', uri)
     const { uri: _u, complete, ...rest } = definition
     const template = templated ? compileUriTemplate(uri) : undefined
-    const completers = { ...(complete ?? {}) } as Record<string, Completer>
-    for (const variable of Object.keys(completers)) {
+    const completers = new Map(Object.entries(complete ?? {}) as Array<[string, Completer]>)
+    for (const [variable, completer] of completers) {
       if (template?.variables.includes(variable) !== true) {
         throw new InvalidDefinitionError('resource', `${uri}: complete.${variable} names no variable of the URI template`)
       }
+      requireCompleter(completer, 'resource', `${uri}: complete.${variable}`)
     }
     target.set(uri, {
       wire: templated ? { uriTemplate: uri, ...rest } : { uri, ...rest },
@@ -117,14 +119,14 @@ export class Registry {
     if (this.prompts.has(name)) throw new DuplicateDefinitionError('prompt', name)
     const args: readonly PromptArgument[] = definition.arguments ?? []
     if (!Array.isArray(args)) throw new InvalidDefinitionError('prompt', `${name}: arguments must be an array`)
-    const completers: Record<string, Completer> = {}
+    const completers = new Map<string, Completer>()
     const seen = new Set<string>()
     const wireArgs = args.map(({ complete, ...argument }) => {
       if (typeof argument.name !== 'string' || argument.name === '' || seen.has(argument.name)) {
         throw new InvalidDefinitionError('prompt', `${name}: every argument needs a unique non-empty name`)
       }
       seen.add(argument.name)
-      if (complete !== undefined) completers[argument.name] = complete
+      if (complete !== undefined) completers.set(argument.name, requireCompleter(complete, 'prompt', `${name}: argument ${argument.name}: complete`))
       return argument
     })
     const { arguments: _a, ...rest } = definition
@@ -172,6 +174,11 @@ function requireHandler (handler: unknown, what: string, name: unknown): void {
   if (typeof handler !== 'function') {
     throw new InvalidDefinitionError(what, `${String(name)}: the handler must be a function`)
   }
+}
+
+function requireCompleter (completer: unknown, what: string, where: string): Completer {
+  if (typeof completer !== 'function') throw new InvalidDefinitionError(what, `${where} must be a function`)
+  return completer as Completer
 }
 
 function requireObjectSchema (schema: unknown, tool: string, field: string): JsonSchema {

@@ -11,7 +11,9 @@ const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormat
  * says a schema without `$schema` is JSON Schema 2020-12; older drafts that
  * declare themselves get the draft-07 engine.
  */
-const options = { strict: false, allErrors: true, allowUnionTypes: true, validateFormats: true }
+// ownProperties: arguments are client JSON; without it `required: ['constructor']` is met by
+// Object.prototype.constructor, and an optional `valueOf` is "present" and fails its type.
+const options = { strict: false, allErrors: true, allowUnionTypes: true, validateFormats: true, ownProperties: true }
 let draft2020: Ajv | undefined
 let draft07: Ajv | undefined
 

@@ -17,11 +17,11 @@ export const complete: MethodHandler = async (params, { registry }) => {
   if (ref.type === 'ref/prompt') {
     const prompt = registry.prompts.get(requireString(ref, 'name'))
     if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, 'Unknown prompt')
-    completer = prompt.completers[argumentName]
+    completer = prompt.completers.get(argumentName)
   } else if (ref.type === 'ref/resource') {
     const template = registry.templates.get(requireString(ref, 'uri'))
     if (template === undefined) throw new McpError(ErrorCode.InvalidParams, 'Unknown resource template')
-    completer = template.completers[argumentName]
+    completer = template.completers.get(argumentName)
   } else {
     throw new McpError(ErrorCode.InvalidParams, 'params.ref.type must be ref/prompt or ref/resource')
   }

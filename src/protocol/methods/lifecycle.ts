@@ -34,8 +34,8 @@ function capabilitiesOf (registry: MethodEnv['registry']): Record<string, unknow
 }
 
 function hasCompleters (registry: MethodEnv['registry']): boolean {
-  for (const prompt of registry.prompts.values()) if (Object.keys(prompt.completers).length > 0) return true
-  for (const template of registry.templates.values()) if (Object.keys(template.completers).length > 0) return true
+  for (const prompt of registry.prompts.values()) if (prompt.completers.size > 0) return true
+  for (const template of registry.templates.values()) if (template.completers.size > 0) return true
   return false
 }
 

@@ -17,7 +17,8 @@ export const getPrompt: MethodHandler = async (params, { registry, ctx }) => {
   const args = optionalObject(params, 'arguments') ?? {}
   const notStrings = Object.keys(args).filter((key) => typeof args[key] !== 'string')
   if (notStrings.length > 0) throw new McpError(ErrorCode.InvalidParams, `Prompt arguments must be strings: ${notStrings.join(', ')}`)
-  const missing = prompt.required.filter((argument) => args[argument] === undefined)
+  // Own keys only: `args.constructor` is Object's when the client did not send one.
+  const missing = prompt.required.filter((argument) => !Object.hasOwn(args, argument))
   if (missing.length > 0) throw new McpError(ErrorCode.InvalidParams, `Missing required arguments for prompt ${name}: ${missing.join(', ')}`)
   const result: PromptResult = await prompt.handler(args as never, ctx)
   if (typeof result !== 'object' || result === null || !Array.isArray(result.messages)) {
