@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { listeningCatalogApp } from './fixtures/http-app.js'
 
 // The MCP Inspector's CLI as a second, independent client. It needs Node >= 22.19:
-// tools/ (installed by the root `prepare` script) ships one, kept out of the root
+// tools/ (installed on first use by `npm run tools` or `npm run conformance`) ships one, kept out of the root
 // package so that its `node` bin never shadows the machine's Node 20.
 const root = fileURLToPath(new URL('..', import.meta.url))
 const node22 = join(root, 'tools/node_modules/node/bin/node')
@@ -22,7 +22,7 @@ async function run (args: string[], env: Record<string, string>): Promise<{ code
 }
 
 const missing = [node22, inspector].filter((path) => !existsSync(path))
-const skip = missing.length === 0 ? false : `not installed: ${missing.join(', ')} (run npm ci)`
+const skip = missing.length === 0 ? false : `not installed: ${missing.join(', ')} (run npm run tools)`
 
 t.test('the MCP Inspector CLI lists the tools over SSE', { skip }, async (t) => {
   const { base } = await listeningCatalogApp(t)
