@@ -2,14 +2,17 @@
 // `npm run conformance`: runs the official MCP conformance suite against examples/conformance-server.js.
 // Starts the server (built dist/, this Node) on a free loopback port, runs
 // `conformance server --url http://localhost:<port>/mcp --suite all` under Node 22 (the suite needs it:
-// the `node` devDependency), stops the server, then reads every scenario's checks.json. Exits non-zero
-// on any failed or warned check, on a scenario without results, or when the suite itself fails:
-// the suite's own exit code counts only failures, and warnings are just as much a defect for us.
+// the `node` package of tools/, installed here on first use), stops the server, then reads every
+// scenario's checks.json. Exits non-zero on any failed or warned check, on a scenario without results
+// or without a single check, when no scenario was listed at all (a changed listing format must not
+// pass vacuously), or when the suite itself fails: the suite's own exit code counts only failures,
+// and warnings are just as much a defect for us.
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { ensureTools } from './tools.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const node22 = join(root, 'tools', 'node_modules', 'node', 'bin', 'node')
@@ -22,15 +25,18 @@ function fail (message) {
   process.exit(1)
 }
 
-if (!existsSync(node22)) fail(`Node 22 not found at ${node22}; run npm ci (its prepare script installs tools/, which provides it)`)
-if (!existsSync(join(suitePackage, 'package.json'))) fail('@modelcontextprotocol/conformance is not installed; run npm ci')
+ensureTools()
+if (!existsSync(node22)) fail(`Node 22 not found at ${node22} after installing tools/`)
+if (!existsSync(join(suitePackage, 'package.json'))) fail('@modelcontextprotocol/conformance is not installed in tools/')
 const suiteBin = join(suitePackage, JSON.parse(readFileSync(join(suitePackage, 'package.json'), 'utf8')).bin.conformance)
 
 /** The server scenarios the installed suite knows, so a scenario that silently produced nothing is noticed. */
 function listScenarios () {
   const listed = spawnSync(node22, [suiteBin, 'list', '--server'], { encoding: 'utf8' })
   if (listed.status !== 0) fail(`could not list the suite's scenarios:\n${listed.stderr}`)
-  return [...listed.stdout.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1])
+  const scenarios = [...listed.stdout.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1])
+  if (scenarios.length === 0) fail(`no scenario parsed from the suite's listing (did its format change?):\n${listed.stdout}`)
+  return scenarios
 }
 
 /** Starts the example server and resolves with its base URL once it prints "listening <url>". */
@@ -113,6 +119,11 @@ const problems = []
 for (const { scenario, checks } of results) {
   if (checks === undefined) {
     problems.push(`${scenario}: no results`)
+    failures++
+    continue
+  }
+  if (!Array.isArray(checks) || checks.length === 0) {
+    problems.push(`${scenario}: no checks recorded`)
     failures++
     continue
   }
