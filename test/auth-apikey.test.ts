@@ -17,7 +17,7 @@ t.test('header X-API-Key by default: principal per key, with fingerprint and ind
     t.equal(res.statusCode, 200)
     const fingerprint = createHash('sha256').update(key).digest('hex').slice(0, 12)
     t.same(res.json().principal, {
-      method: 'apikey', subject: `apikey:${fingerprint}`, scopes: [], claims: {}, keyIndex: index, keyFingerprint: fingerprint
+      method: 'apikey', kind: 'key', subject: `apikey:${fingerprint}`, scopes: [], claims: {}, keyIndex: index, keyFingerprint: fingerprint
     })
     t.equal(keyFingerprint(key), fingerprint)
     t.notOk(wholeAnswer(res).includes(key), 'the principal does not carry the key')

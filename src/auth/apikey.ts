@@ -30,6 +30,7 @@ export function createApiKeyStrategy (options: ApiKeyOptions): Strategy {
     const fingerprint = keyFingerprint(key)
     return Object.freeze({
       method: 'apikey' as const,
+      kind: 'key' as const,
       subject: `apikey:${fingerprint}`,
       scopes: NO_SCOPES,
       claims: Object.freeze({}),

@@ -74,21 +74,26 @@ export function audienceMatches (aud: unknown, expected: string): boolean {
 }
 
 /**
- * The principal of verified claims. The subject is `sub`, or `client_id` for tokens without one
- * (RFC 9068 §2.2 uses the client id as `sub` for client-credentials tokens), qualified by the
- * issuer so two issuers' subjects never collide in session ownership. Frozen: one principal is
- * shared by every request that presents the same cached token.
+ * The principal of verified claims. Its identity is structured (see {@link Principal}): a token
+ * with `sub` names a user of its issuer; one without `sub` but with `client_id` names a client
+ * (RFC 9068 §2.2 tokens carry the client id as `sub` themselves, and stay users), and never
+ * matches a user of the same name. The issuer is `iss`, else `defaultIssuer`. Frozen: one
+ * principal is shared by every request that presents the same cached token.
  */
 export function principalFromClaims (method: Principal['method'], claims: Record<string, unknown>, defaultIssuer?: string): Principal {
-  const sub = nonEmpty(claims.sub) ?? nonEmpty(claims.client_id)
-  if (sub === undefined) throw invalidToken('The token has no subject')
-  const iss = nonEmpty(claims.iss) ?? defaultIssuer
+  const sub = nonEmpty(claims.sub)
+  const clientId = nonEmpty(claims.client_id)
+  const subject = sub ?? clientId
+  if (subject === undefined) throw invalidToken('The token has no subject')
+  const issuer = nonEmpty(claims.iss) ?? defaultIssuer
   const principal: Principal = {
     method,
-    subject: iss === undefined ? sub : `${iss}|${sub}`,
+    kind: sub === undefined ? 'client' : 'user',
+    subject,
     scopes: Object.freeze(scopesOf(claims)),
     claims: Object.freeze({ ...claims })
   }
+  if (issuer !== undefined) principal.issuer = issuer
   if (typeof claims.exp === 'number') principal.expiresAt = claims.exp * 1000
   return Object.freeze(principal)
 }

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { createAuthGuard, type AuthGuard } from '../auth/index.js'
 import type { McpCore } from '../protocol/core.js'
-import type { Principal } from '../protocol/principal.js'
 import type { ResolvedAuthOptions, ResolvedPluginOptions } from '../schemas/resolve.js'
 import { createCorsPolicy } from './cors.js'
 import { createOriginGuard } from './guards.js'
@@ -72,10 +71,4 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
     await auth?.close()
   })
   return { routeOptions: () => routeOptions(), auth, streams, url }
-}
-
-/** A session opened by a principal belongs to it: a caller with another method or subject is a stranger. */
-export function samePrincipal (owner: Principal | undefined, caller: Principal | undefined): boolean {
-  if (owner === undefined) return true
-  return caller !== undefined && owner.method === caller.method && owner.subject === caller.subject
 }

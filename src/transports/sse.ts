@@ -6,9 +6,10 @@ import {
 } from '../errors.js'
 import type { McpCore } from '../protocol/core.js'
 import { classifyMessage } from '../protocol/jsonrpc.js'
+import { samePrincipal } from '../protocol/principal.js'
 import { Session } from '../protocol/session.js'
 import type { ResolvedPluginOptions } from '../schemas/resolve.js'
-import { samePrincipal, type HttpKit } from './http.js'
+import type { HttpKit } from './http.js'
 import { SseStream, messageFrame } from './sse-stream.js'
 
 /** Session ids are UUIDs; anything much longer is not worth a map lookup. */

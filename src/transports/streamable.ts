@@ -7,10 +7,11 @@ import {
 } from '../errors.js'
 import type { McpCore } from '../protocol/core.js'
 import { classifyMessage, type ClassifiedMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js'
+import { samePrincipal } from '../protocol/principal.js'
 import { Session } from '../protocol/session.js'
 import type { ResolvedPluginOptions } from '../schemas/resolve.js'
 import { MemoryEventStore } from './event-store.js'
-import { samePrincipal, type HttpKit } from './http.js'
+import type { HttpKit } from './http.js'
 import { SseStream } from './sse-stream.js'
 import {
   checkProtocolVersion, lastEventIdOf, requireGetAccept, requirePostAccept, requireSessionId, type Acceptable
