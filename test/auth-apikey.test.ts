@@ -4,7 +4,9 @@ import { createHash } from 'node:crypto'
 import { Writable } from 'node:stream'
 import t from 'tap'
 import { keyFingerprint, redactQueryParam } from '../src/auth/index.js'
+import { MCPServer } from '../src/index.js'
 import { assertRefused, guardApp, wholeAnswer } from './helpers/auth-app.js'
+import { exchange } from './helpers/raw-socket.js'
 
 const KEY_A = 'key-a-0123456789abcdef0123456789'
 const KEY_B = 'key-b-fedcba9876543210fedcba9876'
@@ -71,6 +73,31 @@ t.test('queryParam configured: the key may come from the query; one place only; 
   assertRefused(t, twice, { status: 400, error: 'invalid_request', description: /exactly one/, secrets: KEYS })
   const wrong = await app.inject({ url: '/sse?api_key=not-the-right-key-at-all' })
   assertRefused(t, wrong, { status: 401, error: 'invalid_token', secrets: [...KEYS, 'not-the-right-key-at-all'] })
+})
+
+t.test('a key header sent twice is 400 invalid_request, over a real socket, whatever the keys', async (t) => {
+  // Node folds the two lines into "a, b" before the guard sees them; that used to fail as a wrong key (401).
+  const server = new MCPServer({ transport: { type: 'sse', options: { port: 0, auth: { type: 'apikey', options: { keys: KEYS } } } } })
+  const { port } = await server.start() as { port: number }
+  t.teardown(() => server.stop())
+  const get = (keyLines: string): string => `GET /sse HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${keyLines}Connection: close\r\n\r\n`
+  for (const [what, lines] of [
+    ['the same valid key twice', `X-API-Key: ${KEY_A}\r\nX-API-Key: ${KEY_A}\r\n`],
+    ['two valid keys', `X-API-Key: ${KEY_A}\r\nx-api-key: ${KEY_B}\r\n`],
+    ['a valid key and an empty line', `X-API-Key: ${KEY_A}\r\nX-API-Key: \r\n`]
+  ] as const) {
+    const answer = await exchange(port, get(lines))
+    t.equal(answer.status, 400, what)
+    t.same(JSON.parse(answer.body), { error: 'invalid_request', error_description: 'Send exactly one API key' }, what)
+    t.match(answer.headers['www-authenticate'], /^ApiKey realm="mcp", header="X-API-Key", error="invalid_request"/)
+    for (const key of KEYS) t.notOk(answer.text.includes(key), 'no key echoed')
+  }
+  // One line passes auth: the unknown session is the next thing to fail.
+  const body = '{"jsonrpc":"2.0","method":"ping","id":1}'
+  const once = await exchange(port, `POST /messages?sessionId=none HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-API-Key: ${KEY_B}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`)
+  t.equal(once.status, 404, 'one key line authenticates')
+  t.equal(JSON.parse(once.body).error.code, -32001)
 })
 
 t.test('request logs never show a key sent in the query string', async (t) => {

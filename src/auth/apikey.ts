@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
+import { headerLines } from '../header-lines.js'
 import type { Principal } from '../protocol/principal.js'
 import { invalidRequest, invalidToken, missingCredential } from './errors.js'
 import { param, type AuthMethodOptions, type Strategy } from './strategy.js'
@@ -61,7 +62,11 @@ export function createApiKeyStrategy (options: ApiKeyOptions): Strategy {
 
   return {
     authenticate (request: FastifyRequest): Principal {
-      const fromHeader = request.headers[header]
+      // Node joins a repeated header into one `a, b` string, which would then fail as a wrong key
+      // (401): the distinct lines tell a key sent twice, a malformed request (400), apart.
+      const lines = headerLines(request, header)
+      if (lines.length > 1) throw invalidRequest('Send exactly one API key')
+      const fromHeader = lines[0]
       // The query string is read only when `queryParam` is configured: a key sent there
       // otherwise is ignored (and the request refused as carrying no key).
       const fromQuery = queryParam === undefined
@@ -72,7 +77,7 @@ export function createApiKeyStrategy (options: ApiKeyOptions): Strategy {
       }
       const presented = fromHeader ?? fromQuery
       if (presented === undefined || presented === '') throw missingCredential(`Missing API key: send it in ${where}`)
-      // A repeated query parameter parses to a list; a repeated header is joined by Node.
+      // A repeated query parameter parses to a list.
       if (typeof presented !== 'string') throw invalidRequest('Send exactly one API key')
       return match(presented)
     },
