@@ -72,3 +72,18 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
   })
   return { routeOptions: () => routeOptions(), auth, streams, url }
 }
+
+/**
+ * Mounts routes that read no request body (DELETE, the 405 answers) in a scope whose only body
+ * parser leaves the body unread. A body they never look at must not fail them: the Python SDK ends
+ * its sessions with a bodyless `DELETE` that still says `Content-Type: application/json`, which the
+ * JSON parser refused as an empty body (400 -32700), so the session lived on. Node discards
+ * whatever body is left once the answer is sent. POST routes keep the strict JSON parser.
+ */
+export function registerBodyless (app: FastifyInstance, routes: (scope: FastifyInstance) => void): void {
+  void app.register(async (scope: FastifyInstance) => {
+    scope.removeAllContentTypeParsers()
+    scope.addContentTypeParser('*', (_request, _payload, done) => { done(null, undefined) })
+    routes(scope)
+  })
+}

@@ -11,7 +11,7 @@ import { samePrincipal } from '../protocol/principal.js'
 import { Session } from '../protocol/session.js'
 import type { ResolvedPluginOptions } from '../schemas/resolve.js'
 import { MemoryEventStore } from './event-store.js'
-import type { HttpKit } from './http.js'
+import { registerBodyless, type HttpKit } from './http.js'
 import { SseStream } from './sse-stream.js'
 import {
   checkProtocolVersion, lastEventIdOf, requireGetAccept, requirePostAccept, requireSessionId, type Acceptable
@@ -227,12 +227,15 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
   }
 
   app.post(endpoint, { ...http.routeOptions(), bodyLimit: options.bodyLimit }, receive)
-  if (options.stateless) {
-    app.route({ ...http.routeOptions(), method: ['GET', 'DELETE', 'PUT', 'PATCH'], url: endpoint, handler: notAllowed })
-  } else {
-    // No automatic HEAD: it would run the GET handler and open a stream nobody reads.
-    app.get(endpoint, { ...http.routeOptions(), exposeHeadRoute: false }, listen)
-    app.delete(endpoint, http.routeOptions(), end)
-    app.route({ ...http.routeOptions(), method: ['PUT', 'PATCH', 'HEAD'], url: endpoint, handler: notAllowed })
-  }
+  // Only POST reads a body: the others never fail on one (registerBodyless).
+  registerBodyless(app, (scope) => {
+    if (options.stateless) {
+      scope.route({ ...http.routeOptions(), method: ['GET', 'DELETE', 'PUT', 'PATCH'], url: endpoint, handler: notAllowed })
+    } else {
+      // No automatic HEAD: it would run the GET handler and open a stream nobody reads.
+      scope.get(endpoint, { ...http.routeOptions(), exposeHeadRoute: false }, listen)
+      scope.delete(endpoint, http.routeOptions(), end)
+      scope.route({ ...http.routeOptions(), method: ['PUT', 'PATCH', 'HEAD'], url: endpoint, handler: notAllowed })
+    }
+  })
 }
