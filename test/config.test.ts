@@ -19,7 +19,7 @@ const HTTP_DEFAULTS = {
   idleTimeoutMs: 1800000, stateless: false, eventStoreSize: 100
 }
 const SERVER_DEFAULTS = {
-  name: 'fastify-mcp-server', version: '0.0.0', pageSize: 100, maxMessageBytes: 4194304, requestTimeoutMs: 60000, logLevel: 'warn'
+  name: 'fastify-mcp-server', version: '0.0.0', pageSize: 100, maxMessageBytes: 4194304, requestTimeoutMs: 60000, maxUriBytes: 8192, logLevel: 'warn'
 }
 
 const sse = (options: Record<string, unknown>): unknown => ({ transport: { type: 'sse', options } })
@@ -202,7 +202,7 @@ t.test('plugin options: Fastify register keys stripped, port and host refused', 
   const input = { name: 'weather', prefix: '/v1', logLevel: 'warn', logSerializers: {}, endpoint: '/events' }
   const resolved = resolvePluginOptions(input)
   const { port: _p, host: _h, ...routeDefaults } = HTTP_DEFAULTS
-  t.same(resolved, { ...routeDefaults, name: 'weather', version: '0.0.0', pageSize: 100, requestTimeoutMs: 60000, endpoint: '/events' })
+  t.same(resolved, { ...routeDefaults, name: 'weather', version: '0.0.0', pageSize: 100, requestTimeoutMs: 60000, maxUriBytes: 8192, endpoint: '/events' })
   t.equal(input.prefix, '/v1', 'input untouched')
   t.ok(Object.isFrozen(resolved))
   t.same(resolvePluginOptions(undefined), resolvePluginOptions({}))

@@ -6,6 +6,7 @@ import type {
 import { Dispatcher } from './dispatcher.js'
 import type { JsonRpcNotification } from './jsonrpc.js'
 import type { ErrorLogger } from './methods/types.js'
+import type { ProtocolLimits } from './limits.js'
 import { Registry, type Registration } from './registry.js'
 import type { Session } from './session.js'
 
@@ -25,7 +26,7 @@ export interface MCPRegistryApi {
   readonly sessionCount: number
 }
 
-export interface CoreOptions {
+export interface CoreOptions extends Partial<ProtocolLimits> {
   name: string
   version: string
   instructions?: string | undefined

@@ -5,6 +5,7 @@ import { getPrompt, listPrompts } from './methods/prompts.js'
 import { listResources, listResourceTemplates, readResource, subscribe, unsubscribe } from './methods/resources.js'
 import { callTool, listTools } from './methods/tools.js'
 import type { ErrorLogger, MethodEnv, MethodHandler, ServerIdentity } from './methods/types.js'
+import { resolveLimits, type ProtocolLimits } from './limits.js'
 import type { Registry } from './registry.js'
 import { RequestContext } from './request-context.js'
 import type { Session } from './session.js'
@@ -28,7 +29,7 @@ const METHODS = new Map<string, MethodHandler>([
 /** Methods a client may call before `initialize` has been answered. */
 const BEFORE_INITIALIZE = new Set(['initialize', 'ping'])
 
-export interface DispatcherOptions extends ServerIdentity {
+export interface DispatcherOptions extends ServerIdentity, Partial<ProtocolLimits> {
   requestTimeoutMs: number
   logger: ErrorLogger
 }
@@ -41,10 +42,12 @@ export interface DispatcherOptions extends ServerIdentity {
 export class Dispatcher {
   private readonly registry: Registry
   private readonly options: DispatcherOptions
+  private readonly limits: ProtocolLimits
 
   constructor (registry: Registry, options: DispatcherOptions) {
     this.registry = registry
     this.options = options
+    this.limits = resolveLimits(options)
   }
 
   /** Resolves when the message is fully handled (a request's answer has been sent). */
@@ -77,7 +80,7 @@ export class Dispatcher {
     const inflight = session.beginRequest(request.id)
     const meta = params._meta as Record<string, unknown> | undefined
     const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs)
-    const env: MethodEnv = { registry: this.registry, session, ctx, server: this.options, logger: this.options.logger }
+    const env: MethodEnv = { registry: this.registry, session, ctx, server: this.options, logger: this.options.logger, limits: this.limits }
     try {
       const result = await method(params, env)
       // A cancelled request gets no answer (MCP cancellation); a closed session cannot take one.

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { DEFAULT_LIMITS } from '../protocol/limits.js'
 
 // The schemas state shape, type, range and default. Checks that span several fields or that need a
 // human explanation (weak secrets, algorithm confusion, https outside loopback...) live in
@@ -160,7 +161,13 @@ const serverProperties = {
   /** Items per page of `tools/list`, `resources/list` and `prompts/list`. Default 100. */
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
   /** Timeout of server-to-client requests (sampling, elicitation...), in milliseconds. Default 60000. */
-  requestTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, default: 60_000 }))
+  requestTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, default: 60_000 })),
+  /**
+   * Longest resource URI accepted from a client (`resources/read`, `resources/subscribe`,
+   * `resources/unsubscribe`, a `completion/complete` template reference), in UTF-8 bytes; a longer
+   * one gets -32602 before any matching. Default 8192.
+   */
+  maxUriBytes: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxUriBytes }))
 }
 
 export const ServerOptionsSchema = Type.Object({

@@ -1,11 +1,11 @@
 import type { Completer } from '../definitions.js'
 import { ErrorCode, McpError } from '../jsonrpc.js'
-import { optionalObject, requireString, type MethodHandler } from './types.js'
+import { optionalObject, requireString, requireUri, type MethodHandler } from './types.js'
 
 const MAX_VALUES = 100
 
 /** `completion/complete`: suggestions for a prompt argument or a template variable. */
-export const complete: MethodHandler = async (params, { registry }) => {
+export const complete: MethodHandler = async (params, { registry, limits }) => {
   const ref = optionalObject(params, 'ref')
   const argument = optionalObject(params, 'argument')
   if (ref === undefined || argument === undefined) throw new McpError(ErrorCode.InvalidParams, 'params.ref and params.argument are required')
@@ -19,7 +19,7 @@ export const complete: MethodHandler = async (params, { registry }) => {
     if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, 'Unknown prompt')
     completer = prompt.completers.get(argumentName)
   } else if (ref.type === 'ref/resource') {
-    const template = registry.templates.get(requireString(ref, 'uri'))
+    const template = registry.templates.get(requireUri(ref, 'uri', limits))
     if (template === undefined) throw new McpError(ErrorCode.InvalidParams, 'Unknown resource template')
     completer = template.completers.get(argumentName)
   } else {

@@ -2,7 +2,7 @@ import type { ResourceContents, ResourceResult } from '../definitions.js'
 import { ErrorCode, McpError } from '../jsonrpc.js'
 import { paginate } from '../pagination.js'
 import { shapeDescriptor } from '../versions.js'
-import { requireString, type MethodHandler } from './types.js'
+import { requireUri, type MethodHandler } from './types.js'
 
 export const listResources: MethodHandler = (params, { registry, session, server }) => {
   const { page, nextCursor } = paginate(registry.resources.values(), params.cursor, server.pageSize)
@@ -20,8 +20,8 @@ function notFound (uri: string): McpError {
   return new McpError(ErrorCode.ResourceNotFound, 'Resource not found', { uri: uri.slice(0, 2048) })
 }
 
-export const readResource: MethodHandler = async (params, { registry, ctx }) => {
-  const uri = requireString(params, 'uri')
+export const readResource: MethodHandler = async (params, { registry, ctx, limits }) => {
+  const uri = requireUri(params, 'uri', limits)
   const found = registry.findResource(uri)
   if (found === undefined) throw notFound(uri)
   ctx.params = found.params
@@ -46,14 +46,14 @@ function normalizeContents (item: ResourceContents, requestedUri: string, mimeTy
   return normalized
 }
 
-export const subscribe: MethodHandler = (params, { registry, session }) => {
-  const uri = requireString(params, 'uri')
+export const subscribe: MethodHandler = (params, { registry, session, limits }) => {
+  const uri = requireUri(params, 'uri', limits)
   if (registry.findResource(uri) === undefined) throw notFound(uri)
   session.subscriptions.add(uri)
   return {}
 }
 
-export const unsubscribe: MethodHandler = (params, { session }) => {
-  session.subscriptions.delete(requireString(params, 'uri'))
+export const unsubscribe: MethodHandler = (params, { session, limits }) => {
+  session.subscriptions.delete(requireUri(params, 'uri', limits))
   return {}
 }

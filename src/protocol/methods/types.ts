@@ -2,6 +2,7 @@ import type { Registry } from '../registry.js'
 import type { RequestContext } from '../request-context.js'
 import type { Session } from '../session.js'
 import { ErrorCode, McpError } from '../jsonrpc.js'
+import { exceedsBytes, type ProtocolLimits } from '../limits.js'
 
 export interface ServerIdentity {
   name: string
@@ -22,6 +23,7 @@ export interface MethodEnv {
   ctx: RequestContext
   server: ServerIdentity
   logger: ErrorLogger
+  limits: ProtocolLimits
 }
 
 export type MethodHandler = (params: Record<string, unknown>, env: MethodEnv) => Promise<Record<string, unknown>> | Record<string, unknown>
@@ -30,6 +32,18 @@ export function requireString (params: Record<string, unknown>, key: string): st
   const value = params[key]
   if (typeof value !== 'string') throw new McpError(ErrorCode.InvalidParams, `params.${key} must be a string`)
   return value
+}
+
+/**
+ * A URI from the client, refused when longer than `maxUriBytes` before anything
+ * looks at it (template matching, subscription sets, logs).
+ */
+export function requireUri (params: Record<string, unknown>, key: string, limits: ProtocolLimits): string {
+  const uri = requireString(params, key)
+  if (exceedsBytes(uri, limits.maxUriBytes)) {
+    throw new McpError(ErrorCode.InvalidParams, `params.${key} is longer than maxUriBytes (${limits.maxUriBytes} bytes)`, { maxUriBytes: limits.maxUriBytes })
+  }
+  return uri
 }
 
 export function optionalObject (params: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
