@@ -26,6 +26,8 @@ export const BodyTooLargeError = createError('FST_MCP_BODY_TOO_LARGE', 'Request 
 export const UnsupportedMediaTypeError = createError('FST_MCP_UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json', 415)
 export const NotAcceptableError = createError('FST_MCP_NOT_ACCEPTABLE', 'Not acceptable: %s', 406)
 export const ForbiddenOriginError = createError('FST_MCP_FORBIDDEN_ORIGIN', 'Forbidden: %s', 403)
+/** Two Host lines, an invalid Host, or an absolute-form target that is no URL (RFC 9112 §3.2). */
+export const InvalidHostError = createError('FST_MCP_INVALID_HOST', 'Bad request: %s', 400)
 export const ForeignSessionError = createError('FST_MCP_FOREIGN_SESSION', 'Forbidden: the session belongs to another principal', 403)
 export const AtCapacityError = createError('FST_MCP_AT_CAPACITY', 'Server at capacity, retry later', 503)
 export const UnsupportedProtocolVersionError = createError('FST_MCP_UNSUPPORTED_PROTOCOL_VERSION', 'Bad request: unsupported MCP-Protocol-Version %s', 400)

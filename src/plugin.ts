@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import { McpCore, type MCPRegistryApi } from './protocol/core.js'
 import { resolvePluginOptions } from './schemas/resolve.js'
 import type { PluginOptions } from './schemas/config.js'
+import { exposureWarning } from './transports/guards.js'
 import { registerHttpTransports } from './transports/index.js'
 
 declare module 'fastify' {
@@ -26,6 +27,12 @@ const mcpPlugin: FastifyPluginAsync<MCPPluginOptions> = async (fastify, rawOptio
   const options = resolvePluginOptions(ours)
   const core = (shared as McpCore | undefined) ?? new McpCore({ ...options, logger: fastify.log })
   fastify.decorate('mcp', core)
+
+  // Said once, when the app listens: only then is the bind address known.
+  fastify.addHook('onListen', async () => {
+    const warning = exposureWarning(fastify.addresses(), options)
+    if (warning !== undefined) fastify.log.warn(warning)
+  })
 
   // Open streams would hold fastify.close() until they end by themselves.
   fastify.addHook('preClose', async () => { core.closeAllSessions('server closing') })

@@ -7,9 +7,10 @@ import { memoryCore } from './helpers/memory.js'
 // The DNS-rebinding guard on its own, with the socket addresses a real listener
 // would see (inject has no local address, so the HTTP tests cover only part of it).
 
-function check (guard: ReturnType<typeof createOriginGuard>, localAddress: string | undefined, headers: Record<string, string>): string | undefined {
+function check (guard: ReturnType<typeof createOriginGuard>, localAddress: string | undefined, headers: Record<string, string>, protocol = 'http'): string | undefined {
   let outcome: string | undefined = 'not called'
-  const request = { headers, socket: { localAddress } } as unknown as FastifyRequest
+  const rawHeaders = Object.entries(headers).flat()
+  const request = { headers, socket: { localAddress }, raw: { rawHeaders, url: '/mcp' }, protocol } as unknown as FastifyRequest
   guard.call(undefined as never, request, undefined as never, (error?: Error) => { outcome = error?.message })
   return outcome
 }
@@ -27,14 +28,29 @@ t.test('host names without their port', async (t) => {
   t.equal(hostnameOf('[::1'), '[::1', 'a broken bracket stays as it is (and matches nothing)')
 })
 
-t.test('the Host check applies on loopback only', async (t) => {
+t.test('the Host check: loopback names on loopback, allowedHosts whenever set', async (t) => {
   const guard = createOriginGuard({ allowOrigins: undefined, allowedHosts: ['mcp.internal:9000'] })
   t.equal(check(guard, '127.0.0.1', { host: 'localhost:1234' }), undefined)
   t.equal(check(guard, '::ffff:127.0.0.1', { host: '[::1]:1234' }), undefined)
   t.equal(check(guard, '127.0.0.1', { host: 'mcp.internal:9000' }), undefined, 'an allowed host with its port')
   t.equal(check(guard, '127.0.0.1', { host: 'mcp.internal:9001' }), 'Forbidden: the Host header is not allowed', 'the same name on another port is not')
   t.equal(check(guard, '127.0.0.1', {}), 'Forbidden: the Host header is not allowed', 'no Host at all')
-  t.equal(check(guard, '10.0.0.5', { host: 'public.example' }), undefined, 'a non-loopback listener serves any Host')
+  t.equal(check(guard, '10.0.0.5', { host: 'public.example' }), 'Forbidden: the Host header is not allowed', 'allowedHosts holds off loopback too')
+  t.equal(check(guard, '10.0.0.5', { host: 'mcp.internal:9000' }), undefined, 'an allowed host off loopback')
+  t.equal(check(guard, '10.0.0.5', { host: 'localhost:9000' }), 'Forbidden: the Host header is not allowed', 'loopback names only on a loopback connection')
+  t.equal(check(guard, '10.0.0.5', {}), 'Forbidden: the Host header is not allowed', 'no Host at all, with allowedHosts')
+  const open = createOriginGuard({ allowOrigins: undefined, allowedHosts: undefined })
+  t.equal(check(open, '10.0.0.5', { host: 'public.example' }), undefined, 'without allowedHosts a non-loopback listener serves any Host')
+  t.equal(check(open, '10.0.0.5', {}), undefined, 'and a request without Host (HTTP/1.0)')
+  t.equal(check(open, '10.0.0.5', { host: 'a@public.example' }), 'Bad request: the Host header is invalid', 'but never an invalid one')
+})
+
+t.test('the Origin must have the scheme of the connection', async (t) => {
+  const guard = createOriginGuard({ allowOrigins: undefined, allowedHosts: undefined })
+  t.equal(check(guard, '127.0.0.1', { host: 'localhost:3000', origin: 'https://localhost:3000' }), 'Forbidden: the Origin is not allowed')
+  t.equal(check(guard, '127.0.0.1', { host: 'localhost:3000', origin: 'https://localhost:3000' }, 'https'), undefined, 'https on https')
+  t.equal(check(guard, '127.0.0.1', { host: 'localhost', origin: 'https://localhost:443' }, 'https'), undefined, 'default ports')
+  t.equal(check(guard, '127.0.0.1', { host: 'localhost:3000', origin: 'http://localhost:3000' }, 'https'), 'Forbidden: the Origin is not allowed')
 })
 
 t.test('the Origin check', async (t) => {

@@ -36,8 +36,10 @@ export interface AuthGuard {
    * not behind auth. They are registered at the paths given, relative to `app`: call it with an
    * instance without a prefix, because the metadata lives at the host root
    * (`/.well-known/oauth-protected-resource<endpoint>`, the endpoint itself prefix included).
+   * `onRequest` runs first on each of them: the Host guard, so that a rebinding Host is neither
+   * served nor echoed into a document.
    */
-  registerRoutes: (app: FastifyInstance) => Promise<void>
+  registerRoutes: (app: FastifyInstance, onRequest: onRequestHookHandler[]) => Promise<void>
   /**
    * Route-level `logSerializers` for the MCP routes: Fastify's request serializer with the
    * credential query parameters (the API key's `queryParam`, a stray `access_token`...) redacted.
@@ -83,8 +85,8 @@ export async function createAuthGuard (auth: AuthConfig | undefined, env: AuthGu
   const params = strategy.redactParams
   return {
     onRequest,
-    async registerRoutes (app) {
-      await strategy.registerRoutes?.(app)
+    async registerRoutes (app, hooks) {
+      await strategy.registerRoutes?.(app, hooks)
     },
     logSerializers: { req: requestLogSerializer(params) },
     redactUrl: (url) => redactQueryParam(url, params),

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { Principal } from '../protocol/principal.js'
 import { discover, type AuthServerMetadata } from './discovery.js'
 import { AuthDiscoveryFailedError, insufficientScope, invalidToken } from './errors.js'
@@ -142,12 +142,15 @@ export async function createOAuthStrategy (options: OAuthOptions, endpoints: rea
       return parts.length === 0 ? 'Bearer' : `Bearer ${parts.join(', ')}`
     },
     redactParams: ['access_token'],
-    async registerRoutes (app: FastifyInstance) {
+    async registerRoutes (app: FastifyInstance, onRequest: onRequestHookHandler[]) {
       // RFC 9728 metadata, outside auth (a client reads it to learn how to authenticate): the
-      // root form, and the path-suffixed form of each MCP endpoint and of `resource`.
+      // root form, and the path-suffixed form of each MCP endpoint and of `resource`. Without a
+      // configured `resource` the document names the request's Host: the Host guard runs first,
+      // and the answer is kept out of shared caches, so that a forged Host is never handed out.
       const suffixes = new Set(['', ...endpoints, ...(resourcePath === undefined ? [] : [resourcePath])])
+      const caching = options.resource === undefined ? 'no-store' : 'public, max-age=300'
       for (const suffix of suffixes) {
-        app.get(PROTECTED_RESOURCE_PATH + suffix, async (request, reply) => {
+        app.get(PROTECTED_RESOURCE_PATH + suffix, { onRequest: [...onRequest] }, async (request, reply) => {
           const origin = originOf(request)
           const document: Record<string, unknown> = {
             resource: options.resource ?? (origin === undefined ? undefined : origin + suffix),
@@ -155,7 +158,7 @@ export async function createOAuthStrategy (options: OAuthOptions, endpoints: rea
             bearer_methods_supported: ['header']
           }
           if (required.length > 0) document.scopes_supported = required
-          return await reply.header('cache-control', 'public, max-age=300').send(document)
+          return await reply.header('cache-control', caching).send(document)
         })
       }
     },

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { Principal } from '../protocol/principal.js'
 import type { ResolvedPluginOptions } from '../schemas/resolve.js'
 import { invalidRequest, invalidToken, missingCredential, type AuthFailure } from './errors.js'
@@ -19,7 +19,8 @@ export interface Strategy {
   challenge: (request: FastifyRequest, failure: AuthFailure) => string
   /** Query parameters that may carry a credential (rightly or not), redacted from logged URLs. */
   redactParams: readonly string[]
-  registerRoutes?: (app: FastifyInstance) => Promise<void>
+  /** Routes outside auth (RFC 9728 metadata), each behind `onRequest` (the Host guard). */
+  registerRoutes?: (app: FastifyInstance, onRequest: onRequestHookHandler[]) => Promise<void>
   close: () => void
 }
 

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import type { McpCore } from '../protocol/core.js'
 import type { ResolvedPluginOptions } from '../schemas/resolve.js'
+import { createHostHook } from './guards.js'
 import { setupHttp, type HttpKit } from './http.js'
+import { transportErrorHandler } from './replies.js'
 import { registerSseRoutes } from './sse.js'
 import { registerStreamableRoutes } from './streamable.js'
 
@@ -22,5 +24,11 @@ export async function registerHttpTransports (app: FastifyInstance, core: McpCor
     mounted.http = http
   }, prefix === undefined ? {} : { prefix })
   const auth = mounted.http?.auth
-  if (auth !== undefined) await app.register(async (root: FastifyInstance) => { await auth.registerRoutes(root) })
+  if (auth !== undefined) {
+    await app.register(async (root: FastifyInstance) => {
+      // Encapsulated: the error contract for the Host guard's refusals, on these routes only.
+      root.setErrorHandler(transportErrorHandler)
+      await auth.registerRoutes(root, [createHostHook(options.allowedHosts)])
+    })
+  }
 }

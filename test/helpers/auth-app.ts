@@ -24,7 +24,7 @@ export async function guardApp (t: Test, auth: AuthOptions, serverOptions: Fasti
   app.post('/messages', routeOptions, async (request) => ({ principal: request.mcpPrincipal }))
   // A user's own route: no guard.
   app.get('/open', async (request) => ({ principal: request.mcpPrincipal ?? null }))
-  await guard.registerRoutes(app)
+  await guard.registerRoutes(app, [])
   t.teardown(async () => {
     await app.close()
     await guard.close()
