@@ -1,7 +1,12 @@
 import type { Readable, Writable } from 'node:stream'
-import { ErrorCode, classifyMessage, failure } from './protocol/jsonrpc.js'
+import { ErrorCode, McpError, classifyMessage, failure, type ClassifiedMessage, type JsonRpcId } from './protocol/jsonrpc.js'
 import type { McpCore } from './protocol/core.js'
-import { Session } from './protocol/session.js'
+import { StdioEra } from './protocol/modern/era.js'
+import { unsupportedVersion } from './protocol/modern/errors.js'
+import { admitRequest } from './protocol/modern/ladder.js'
+import { hasModernClaim } from './protocol/modern/meta.js'
+import { openModernSession } from './protocol/modern/session.js'
+import { Session, type SessionChannel } from './protocol/session.js'
 
 export interface StdioRunnerOptions {
   input: Readable
@@ -33,11 +38,21 @@ export class StdioRunner {
   /** Lines waiting for the next flush; see {@link write}. */
   private readonly outbox: string[] = []
   private flushScheduled = false
+  /** Which generation this process speaks; see {@link StdioEra}. */
+  private readonly era: StdioEra
+  /** 2026-07-28 requests in flight, by id, so that `notifications/cancelled` reaches them. */
+  private readonly modernRequests = new Map<JsonRpcId, Session>()
+  /** Where the throwaway sessions of 2026-07-28 requests write: the same stdout. */
+  private readonly modernChannel: SessionChannel = {
+    send: (message) => { this.write(JSON.stringify(message)) },
+    close: () => {}
+  }
 
   constructor (core: McpCore, options: StdioRunnerOptions) {
     this.core = core
     this.options = options
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve })
+    this.era = new StdioEra(core.modern.generations)
     this.session = new Session('stdio', {
       send: (message) => { this.write(JSON.stringify(message)) },
       sendSerialized: (json) => { this.write(json) },
@@ -68,6 +83,7 @@ export class StdioRunner {
     input.off('error', this.onEnd)
     input.pause()
     this.session.close('server stopped')
+    for (const request of [...this.modernRequests.values()]) request.close('server stopped')
     output.off('error', this.onOutputError)
     // Keep a listener: a late EPIPE after stop must not become an uncaught exception.
     output.on('error', () => {})
@@ -128,9 +144,57 @@ export class StdioRunner {
       this.session.send(failure(null, ErrorCode.ParseError, 'Parse error: the message is not valid JSON'))
       return
     }
-    const handled = this.core.dispatcher.dispatch(this.session, classifyMessage(value))
+    const classified = classifyMessage(value)
+    const handled = this.era.route(classified) === 'modern' ? this.dispatchModern(classified) : this.core.dispatcher.dispatch(this.session, classified)
     this.inflight.add(handled)
     void handled.finally(() => this.inflight.delete(handled))
+  }
+
+  /**
+   * A message of the 2026-07-28 leg: a request runs the ladder (the same rungs
+   * as HTTP, without headers), then the dispatcher on a throwaway modern
+   * session; `notifications/cancelled` (stdio keeps it) aborts one in flight.
+   * Client responses have nothing to answer: this revision sends no requests.
+   */
+  private async dispatchModern (classified: ClassifiedMessage): Promise<void> {
+    if (classified.kind === 'notification') {
+      const { method, params } = classified.message
+      const requestId = params?.requestId
+      if (method === 'notifications/cancelled' && (typeof requestId === 'string' || typeof requestId === 'number')) {
+        this.modernRequests.get(requestId)?.cancelRequest(requestId, typeof params?.reason === 'string' ? params.reason.slice(0, 256) : 'cancelled by the client')
+      }
+      return
+    }
+    if (classified.kind === 'invalid') {
+      this.write(JSON.stringify(failure(classified.id, ErrorCode.InvalidRequest, `Invalid request: ${classified.reason}`)))
+      return
+    }
+    if (classified.kind !== 'request') return
+    const message = classified.message
+    let meta
+    try {
+      // A process pinned to 2026-07-28 speaks no legacy revision: `initialize` is an unsupported version.
+      if (message.method === 'initialize' && !hasModernClaim(message.params)) throw unsupportedVersion(message.params?.protocolVersion, this.core.modern.modernVersions)
+      meta = admitRequest(message, this.core.modern)
+    } catch (error) {
+      /* c8 ignore next: the ladder throws McpError only */
+      if (!(error instanceof McpError)) throw error
+      this.write(JSON.stringify(failure(message.id, error.code, error.message, error.data)))
+      return
+    }
+    if (this.modernRequests.has(message.id)) {
+      this.write(JSON.stringify(failure(message.id, ErrorCode.InvalidRequest, 'Invalid request: a request with this id is already in flight')))
+      return
+    }
+    const session = openModernSession(this.modernChannel, undefined, meta)
+    this.core.trackModernRequest(session)
+    this.modernRequests.set(message.id, session)
+    try {
+      await this.core.dispatcher.dispatch(session, classified)
+    } finally {
+      this.modernRequests.delete(message.id)
+      session.close('request answered')
+    }
   }
 
   /**

@@ -154,3 +154,14 @@ t.test('bearer tokens are refused outside the Authorization header', async (t) =
   const res = await app.inject({ url: `/sse?access_token=${token}`, headers: bearer(token) })
   assertRefused(t, res, { status: 400, error: 'invalid_request', description: /query string/, secrets: [token] })
 })
+
+t.test('RFC 9728 metadata and challenges never advertise offline_access (MCP 2026-07-28), even when it is required', async (t) => {
+  const { app } = await guardApp(t, oauth({ scopes: ['mcp:read', 'offline_access'] }))
+  const res = await app.inject({ url: '/sse' })
+  t.equal(res.statusCode, 401)
+  t.match(res.headers['www-authenticate'], /scope="mcp:read"$/, 'the challenge names the other scopes only')
+  const metadata = await app.inject({ url: '/.well-known/oauth-protected-resource/sse' })
+  t.same(metadata.json().scopes_supported, ['mcp:read'])
+  const only = await guardApp(t, oauth({ scopes: ['offline_access'] }))
+  t.notOk('scopes_supported' in (await only.app.inject({ url: '/.well-known/oauth-protected-resource/sse' })).json(), 'nothing left to advertise')
+})

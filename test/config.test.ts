@@ -19,7 +19,8 @@ const HTTP_DEFAULTS = {
   idleTimeoutMs: 1800000, stateless: false, eventStoreSize: 100
 }
 const SERVER_DEFAULTS = {
-  name: 'fastify-mcp-server', version: '0.0.0', pageSize: 100, maxMessageBytes: 4194304, requestTimeoutMs: 60000, maxUriBytes: 8192, logLevel: 'warn'
+  name: 'fastify-mcp-server', version: '0.0.0', pageSize: 100, maxMessageBytes: 4194304, requestTimeoutMs: 60000, maxUriBytes: 8192, logLevel: 'warn',
+  protocols: ['modern', 'legacy'], cache: { ttlMs: 0, scope: 'private' }
 }
 
 const sse = (options: Record<string, unknown>): unknown => ({ transport: { type: 'sse', options } })
@@ -202,7 +203,9 @@ t.test('plugin options: Fastify register keys stripped, port and host refused', 
   const input = { name: 'weather', prefix: '/v1', logLevel: 'warn', logSerializers: {}, endpoint: '/events' }
   const resolved = resolvePluginOptions(input)
   const { port: _p, host: _h, ...routeDefaults } = HTTP_DEFAULTS
-  t.same(resolved, { ...routeDefaults, name: 'weather', version: '0.0.0', pageSize: 100, requestTimeoutMs: 60000, maxUriBytes: 8192, endpoint: '/events' })
+  t.same(resolved, {
+    ...routeDefaults, name: 'weather', version: '0.0.0', pageSize: 100, requestTimeoutMs: 60000, maxUriBytes: 8192, endpoint: '/events', protocols: ['modern', 'legacy'], cache: { ttlMs: 0, scope: 'private' }
+  })
   t.equal(input.prefix, '/v1', 'input untouched')
   t.ok(Object.isFrozen(resolved))
   t.same(resolvePluginOptions(undefined), resolvePluginOptions({}))
@@ -214,4 +217,30 @@ t.test('plugin options: Fastify register keys stripped, port and host refused', 
   }
   const err = refuse({ maxMessageBytes: 2048, auth: { type: 'apikey', options: { keys: [KEY] } }, cors: { allowOrigins: ['*'] } }, resolvePluginOptions)
   t.same(err.problems.map((p) => p.path), ['cors.allowOrigins[0]', 'maxMessageBytes'], 'paths are relative to the plugin options')
+})
+
+t.test('protocols and cache: defaults, accepted values, and every bad path named', async (t) => {
+  t.same(resolveServerOptions({ protocols: ['modern'] }).protocols, ['modern'])
+  t.same(resolvePluginOptions({ protocols: ['legacy'] }).protocols, ['legacy'])
+  t.same(resolvePluginOptions({}).protocols, ['modern', 'legacy'])
+  t.same(resolveServerOptions({ cache: { ttlMs: 300000, scope: 'public', methods: { 'resources/read': { scope: 'private' } } } }).cache,
+    { ttlMs: 300000, scope: 'public', methods: { 'resources/read': { scope: 'private' } } })
+  const problems = (input: unknown): string[] => {
+    try {
+      resolveServerOptions(input)
+    } catch (error) {
+      return (error as InvalidOptions).problems.map((p) => `${p.path}: ${p.message}`)
+    }
+    return []
+  }
+  t.same(problems({ protocols: [] }), ['protocols: expected a non-empty list of values, each one of "modern", "legacy", got a list of 0 items'])
+  t.same(problems({ protocols: ['modern', 'modern'] }), ['protocols[1]: "modern" is listed twice; list each generation once (\'modern\', \'legacy\')'])
+  t.same(problems({ protocols: ['2026-07-28'] }), ['protocols[0]: expected one of "modern", "legacy", got "2026-07-28"'])
+  t.same(problems({ cache: { ttlMs: -1, scope: 'shared', methods: { 'tools/list': { ttlMs: 1.5 }, ping: {} } } }), [
+    'cache.methods.ping: unknown option',
+    'cache.methods.tools/list.ttlMs: expected an integer of at least 0, got 1.5',
+    'cache.scope: expected one of "public", "private", got "shared"',
+    'cache.ttlMs: expected an integer of at least 0, got -1'
+  ])
+  t.same(problems({ cache: { ttlms: 5 } }), ['cache.ttlms: unknown option (did you mean "ttlMs"?)'])
 })

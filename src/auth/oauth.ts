@@ -76,6 +76,9 @@ export async function createOAuthStrategy (options: OAuthOptions, endpoints: rea
   // a server to refuse tokens issued for another resource (no token passthrough).
   const audience = options.audience ?? options.resource
   const required = options.scopes ?? []
+  // MCP 2026-07-28 (basic/authorization): a resource server SHOULD NOT advertise `offline_access`;
+  // refresh tokens are between the client and its authorization server. Still enforced when required.
+  const advertised = required.filter((scope) => scope !== 'offline_access')
   const cache = new TokenCache<Principal>(VERIFIED_TOKEN_CACHE_SIZE)
   const introspector = new Introspector({
     clientId: options.clientId,
@@ -138,7 +141,7 @@ export async function createOAuthStrategy (options: OAuthOptions, endpoints: rea
       const parts = errorParams(failure)
       const url = metadataUrl(request)
       if (url !== undefined) parts.push(param('resource_metadata', url))
-      if (required.length > 0) parts.push(param('scope', required.join(' ')))
+      if (advertised.length > 0) parts.push(param('scope', advertised.join(' ')))
       return parts.length === 0 ? 'Bearer' : `Bearer ${parts.join(', ')}`
     },
     redactParams: ['access_token'],
@@ -157,7 +160,7 @@ export async function createOAuthStrategy (options: OAuthOptions, endpoints: rea
             authorization_servers: [current().issuer],
             bearer_methods_supported: ['header']
           }
-          if (required.length > 0) document.scopes_supported = required
+          if (advertised.length > 0) document.scopes_supported = advertised
           return await reply.header('cache-control', caching).send(document)
         })
       }

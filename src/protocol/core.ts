@@ -7,6 +7,9 @@ import { Dispatcher } from './dispatcher.js'
 import type { JsonRpcNotification } from './jsonrpc.js'
 import type { ErrorLogger } from './methods/types.js'
 import type { ProtocolLimits } from './limits.js'
+import type { CacheSettings } from './modern/caching.js'
+import type { ProtocolGeneration } from './modern/meta.js'
+import { modernSettings, type ModernSettings } from './modern/settings.js'
 import { Registry, type Registration } from './registry.js'
 import type { Session } from './session.js'
 
@@ -33,6 +36,10 @@ export interface CoreOptions extends Partial<ProtocolLimits> {
   pageSize: number
   requestTimeoutMs: number
   logger: ErrorLogger
+  /** Generations served; default both. */
+  protocols?: readonly ProtocolGeneration[] | undefined
+  /** Caching hints of modern results; default ttlMs 0, private. */
+  cache?: CacheSettings | undefined
 }
 
 /**
@@ -44,14 +51,25 @@ export class McpCore implements MCPRegistryApi {
   readonly registry = new Registry()
   readonly dispatcher: Dispatcher
   readonly sessions = new Map<string, Session>()
+  /** The 2026-07-28 leg's settings: generations served, versions, serverInfo, caching. */
+  readonly modern: ModernSettings
+  /** Modern requests being answered (each a throwaway session), so that shutdown can abort them. */
+  private readonly modernRequests = new Set<Session>()
 
   constructor (options: CoreOptions) {
-    this.dispatcher = new Dispatcher(this.registry, options)
+    this.modern = modernSettings(options)
+    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern })
     this.registry.onChange((kind) => { this.broadcast({ method: `notifications/${kind}/list_changed` }) })
   }
 
   get sessionCount (): number {
     return this.sessions.size
+  }
+
+  /** Tracks a modern request's throwaway session until it closes (not a session: no broadcast, no count). */
+  trackModernRequest (session: Session): void {
+    this.modernRequests.add(session)
+    session.onClose(() => { this.modernRequests.delete(session) })
   }
 
   /** Tracks a session until it closes. */
@@ -100,6 +118,6 @@ export class McpCore implements MCPRegistryApi {
 
   /** Ends every session (server shutdown). */
   closeAllSessions (reason: string): void {
-    for (const session of [...this.sessions.values()]) session.close(reason)
+    for (const session of [...this.sessions.values(), ...this.modernRequests]) session.close(reason)
   }
 }

@@ -6,6 +6,8 @@ import { listResources, listResourceTemplates, readResource, subscribe, unsubscr
 import { callTool, listTools } from './methods/tools.js'
 import type { ErrorLogger, MethodEnv, MethodHandler, ServerIdentity } from './methods/types.js'
 import { resolveLimits, type ProtocolLimits } from './limits.js'
+import { MODERN_METHODS } from './modern/methods.js'
+import { shapeModernResult } from './modern/shaping.js'
 import type { Registry } from './registry.js'
 import { RequestContext } from './request-context.js'
 import type { Session } from './session.js'
@@ -67,7 +69,9 @@ export class Dispatcher {
   }
 
   private async handleRequest (session: Session, request: JsonRpcRequest): Promise<void> {
-    const method = METHODS.get(request.method)
+    // A modern session was admitted by the ladder (protocol/modern/ladder.ts) and is ready by construction.
+    const modern = session.era === 'modern'
+    const method = (modern ? MODERN_METHODS : METHODS).get(request.method)
     if (method === undefined) {
       session.send(failure(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method.slice(0, 128)}`), request.id)
       return
@@ -84,7 +88,9 @@ export class Dispatcher {
     try {
       const result = await method(params, env)
       // A cancelled request gets no answer (MCP cancellation); a closed session cannot take one.
-      if (!inflight.aborted) session.send(success(request.id, result), request.id)
+      if (!inflight.aborted) {
+        session.send(success(request.id, modern ? shapeModernResult(request.method, result, this.options.modern) : result), request.id)
+      }
     } catch (error) {
       if (!inflight.aborted) session.send(this.toFailure(request, error, session), request.id)
     } finally {

@@ -1,6 +1,7 @@
 import type { HandlerContext, ServerRequestOptions } from './context.js'
 import { ErrorCode, McpError, type JsonRpcId } from './jsonrpc.js'
 import type { InflightRequest } from './inflight.js'
+import { requireClientCapabilities } from './modern/errors.js'
 import type { Principal } from './principal.js'
 import { LOG_LEVELS, type LogLevel, type Session } from './session.js'
 import { LATEST_PROTOCOL_VERSION, supports } from './versions.js'
@@ -81,6 +82,16 @@ export class RequestContext implements HandlerContext {
   }
 
   private clientRequest (capability: string, method: string, params: Record<string, unknown> | undefined, options: ServerRequestOptions = {}): Promise<Record<string, unknown>> {
+    if (this.sessionRef.era === 'modern') {
+      // 2026-07-28 has no server-to-client requests: the answer is -32021 without the capability,
+      // multi-round-trip results with it (MRTR, not served yet).
+      try {
+        requireClientCapabilities(this.sessionRef.clientCapabilities, capability)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+      return Promise.reject(new McpError(ErrorCode.InternalError, `${method} is not available on protocol ${this.protocolVersion} yet`))
+    }
     if (this.sessionRef.clientCapabilities[capability] === undefined) {
       return Promise.reject(new McpError(ErrorCode.MethodNotFound, `The client does not support ${capability}`))
     }
@@ -95,7 +106,12 @@ export class RequestContext implements HandlerContext {
 /** Sends `notifications/message` unless the session asked for a higher level. */
 export function sendLog (session: Session, level: LogLevel, data: unknown, logger: string | undefined, relatedRequestId?: JsonRpcId): void {
   const threshold = session.logLevel
-  if (threshold !== undefined && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold)) return
+  if (threshold === undefined) {
+    // 2026-07-28: no logs for a request whose _meta did not ask for them (MUST NOT).
+    if (session.era === 'modern') return
+  } else if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold)) {
+    return
+  }
   const params: Record<string, unknown> = { level, data }
   if (logger !== undefined) params.logger = logger
   session.notify('notifications/message', params, relatedRequestId)

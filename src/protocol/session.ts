@@ -43,6 +43,14 @@ interface PendingRequest {
 export type SessionState = 'new' | 'ready' | 'closed'
 
 /**
+ * Which protocol generation a session speaks. `legacy`: a conversation opened
+ * by `initialize` (2025-11-25 and older). `modern`: a throwaway session that
+ * carries exactly one MCP 2026-07-28 request, its version, capabilities and
+ * log level read from that request's `_meta` (see `protocol/modern/`).
+ */
+export type SessionEra = 'legacy' | 'modern'
+
+/**
  * One client's conversation with the server, whatever the transport. Holds the
  * negotiated protocol version, the verified principal, handlers in flight (so a
  * cancel or a disconnect aborts them) and server-to-client requests awaiting
@@ -52,6 +60,7 @@ export class Session {
   readonly id: string
   readonly principal: Principal | undefined
   state: SessionState = 'new'
+  era: SessionEra = 'legacy'
   protocolVersion: string | undefined
   clientInfo: Record<string, unknown> | undefined
   clientCapabilities: Record<string, unknown> = {}

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { DEFAULT_LIMITS } from '../protocol/limits.js'
+import type { CacheableMethod } from '../protocol/modern/caching.js'
 
 // The schemas state shape, type, range and default. Checks that span several fields or that need a
 // human explanation (weak secrets, algorithm confusion, https outside loopback...) live in
@@ -150,6 +151,41 @@ export const SseTransportSchema = Type.Object({
 export const TransportSchema = Type.Union([StdioTransportSchema, SseTransportSchema], { default: { type: 'stdio' } })
 export type TransportOptions = Static<typeof TransportSchema>
 
+/** `ttlMs` and `cacheScope` of one cacheable method's results (MCP 2026-07-28 caching). */
+export const CacheHintSchema = Type.Object({
+  /** How long a client may treat the result as fresh, in milliseconds (`ttlMs`). Default: `cache.ttlMs`. */
+  ttlMs: Type.Optional(Type.Integer({ minimum: 0 })),
+  /**
+   * Who may share a cached result (`cacheScope`): `public` (any caller, shared caches included) or
+   * `private` (only the same authorization context). Default: `cache.scope`.
+   */
+  scope: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private')]))
+}, strict)
+export type CacheHint = Static<typeof CacheHintSchema>
+
+export const CacheOptionsSchema = Type.Object({
+  /** Freshness of every cacheable result, in milliseconds; 0 = immediately stale. Default 0. */
+  ttlMs: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  /**
+   * Scope of every cacheable result: `private` (default; safe when results depend on the caller)
+   * or `public` (identical for every caller; shared caches may serve it to anyone).
+   */
+  scope: Type.Optional(Type.Union([Type.Literal('public'), Type.Literal('private')], { default: 'private' })),
+  /** Per-method overrides, keyed by method (`tools/list`, `resources/read`, ...). Default: none. */
+  methods: Type.Optional(Type.Object({
+    'server/discover': Type.Optional(CacheHintSchema),
+    'tools/list': Type.Optional(CacheHintSchema),
+    'prompts/list': Type.Optional(CacheHintSchema),
+    'resources/list': Type.Optional(CacheHintSchema),
+    'resources/templates/list': Type.Optional(CacheHintSchema),
+    'resources/read': Type.Optional(CacheHintSchema)
+  } satisfies Record<CacheableMethod, unknown>, strict))
+}, { ...strict, default: {} })
+export type CacheOptions = Static<typeof CacheOptionsSchema>
+
+/** `modern` = MCP 2026-07-28 (stateless, per-request `_meta`); `legacy` = 2025-11-25 and older (`initialize`, sessions). */
+export const ProtocolGenerationSchema = Type.Union([Type.Literal('modern'), Type.Literal('legacy')])
+
 // Identity and protocol settings shared by MCPServer and the plugin.
 const serverProperties = {
   /** Server name reported to clients in `initialize`. Default `fastify-mcp-server`. */
@@ -167,7 +203,16 @@ const serverProperties = {
    * `resources/unsubscribe`, a `completion/complete` template reference), in UTF-8 bytes; a longer
    * one gets -32602 before any matching. Default 8192.
    */
-  maxUriBytes: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxUriBytes }))
+  maxUriBytes: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxUriBytes })),
+  /**
+   * Protocol generations served, on every transport: `modern` (MCP 2026-07-28: stateless, each
+   * request carries its version in `params._meta`) and `legacy` (2025-11-25, 2025-06-18,
+   * 2025-03-26, 2024-11-05: `initialize` and sessions). A client gets the generation it opens
+   * with. Default both: `['modern', 'legacy']`.
+   */
+  protocols: Type.Optional(Type.Array(ProtocolGenerationSchema, { minItems: 1, default: ['modern', 'legacy'] })),
+  /** Caching hints (`ttlMs`, `cacheScope`) on 2026-07-28 results of discover, the lists and resources/read. */
+  cache: Type.Optional(CacheOptionsSchema)
 }
 
 export const ServerOptionsSchema = Type.Object({

@@ -53,6 +53,7 @@ export function describeValue (value: unknown, path: string): string {
 export function serverRules (options: unknown): OptionsProblem[] {
   const problems: OptionsProblem[] = []
   const add: Add = (path, message) => { problems.push({ path, message }) }
+  if (isRecord(options)) protocolRules(options, add)
   const transport = isRecord(options) ? options.transport : undefined
   if (!isRecord(transport)) return problems
   if (transport.type === 'stdio' && 'options' in transport) {
@@ -67,6 +68,7 @@ export function pluginRules (options: unknown): OptionsProblem[] {
   const problems: OptionsProblem[] = []
   const add: Add = (path, message) => { problems.push({ path, message }) }
   if (!isRecord(options)) return problems
+  protocolRules(options, add)
   for (const key of ['port', 'host']) {
     if (key in options) {
       add(key, `not a plugin option: the Fastify app owns the listener; pass ${key} to app.listen({ ${key} })`)
@@ -74,6 +76,17 @@ export function pluginRules (options: unknown): OptionsProblem[] {
   }
   httpRules(options, '', add)
   return problems
+}
+
+/** `protocols` naming a generation twice is a typo worth naming (the schema would only say "unique"). */
+function protocolRules (options: Dict, add: Add): void {
+  const protocols = options.protocols
+  if (!Array.isArray(protocols)) return
+  const seen = new Set<unknown>()
+  protocols.forEach((generation, i) => {
+    if (seen.has(generation)) add(join('protocols', i), `${JSON.stringify(generation)} is listed twice; list each generation once ('modern', 'legacy')`)
+    seen.add(generation)
+  })
 }
 
 function httpRules (http: Dict, base: string, add: Add): void {

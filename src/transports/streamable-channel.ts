@@ -63,6 +63,7 @@ export class StreamableChannel implements SessionChannel {
       // The response with nothing before it: the JSON body (the common case, and the cheap one).
       if (final) {
         entry.response = json
+        entry.errorCode = 'error' in message ? message.error.code : undefined
         return
       }
       channel = this.streamOf(entry)
@@ -102,7 +103,7 @@ export class StreamableChannel implements SessionChannel {
 
   /** Starts answering `requestId` on an event stream: headers, then a priming event when the client can resume. */
   openRequestStream (requestId: JsonRpcId, res: ServerResponse, headers: OutgoingHttpHeaders): void {
-    const entry: RequestEntry = { channel: undefined, response: undefined, reply: undefined }
+    const entry: RequestEntry = { channel: undefined, response: undefined, reply: undefined, errorCode: undefined }
     this.requests.set(requestId, entry)
     this.openStream(entry, res, headers)
   }
@@ -114,13 +115,18 @@ export class StreamableChannel implements SessionChannel {
    * for the request; the route then sees `reply.sent` and calls {@link finish}.
    */
   collectResponse (requestId: JsonRpcId, reply?: UpgradableReply): void {
-    this.requests.set(requestId, { channel: undefined, response: undefined, reply })
+    this.requests.set(requestId, { channel: undefined, response: undefined, reply, errorCode: undefined })
   }
 
   /** True while `requestId` is answered as a JSON body (not, or not yet, upgraded to an event stream). */
   isCollecting (requestId: JsonRpcId): boolean {
     const entry = this.requests.get(requestId)
     return entry !== undefined && entry.channel === undefined
+  }
+
+  /** The JSON-RPC error code of the collected response, if it is an error (a modern answer's HTTP status depends on it). */
+  errorCodeOf (requestId: JsonRpcId): number | undefined {
+    return this.requests.get(requestId)?.errorCode
   }
 
   /** The collected JSON response (undefined when the request was cancelled); forgets the request. */

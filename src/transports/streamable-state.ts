@@ -54,6 +54,8 @@ export interface RequestEntry {
   channel: EventChannel | undefined
   /** A JSON answer collects the response here. */
   response: string | undefined
+  /** The error code of the collected response, when it is an error. */
+  errorCode: number | undefined
   /**
    * A client that takes both JSON and an event stream: the reply to turn into
    * an event stream if anything but the response comes first (see {@link StreamableChannel.streamOf}).

@@ -6,12 +6,18 @@ import {
   UnknownSessionError, UnsupportedMediaTypeError
 } from '../errors.js'
 import type { McpCore } from '../protocol/core.js'
-import { classifyMessage, type ClassifiedMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js'
+import { McpError, classifyMessage, type ClassifiedMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js'
+import { headerMismatch } from '../protocol/modern/errors.js'
+import { admit, readMeta } from '../protocol/modern/ladder.js'
+import { MODERN_VERSIONS, hasModernClaim } from '../protocol/modern/meta.js'
+import { openModernSession } from '../protocol/modern/session.js'
 import { samePrincipal } from '../protocol/principal.js'
 import { Session } from '../protocol/session.js'
 import type { ResolvedPluginOptions } from '../schemas/resolve.js'
 import { MemoryEventStore } from './event-store.js'
 import { registerBodyless, type HttpKit } from './http.js'
+import { checkModernHeaders } from './modern-headers.js'
+import { modernStatusOf, sendModernRefusal } from './modern-replies.js'
 import { SseStream } from './sse-stream.js'
 import {
   checkProtocolVersion, lastEventIdOf, requireGetAccept, requirePostAccept, requireSessionId, type Acceptable
@@ -74,6 +80,25 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     onStoreError: (error) => { app.log.error({ err: error }, 'MCP event store failed') }
   }
 
+  // 2026-07-28 requests: no event store (no event ids, no priming, no resumption), so closing a
+  // request's stream cancels it.
+  const modernEnv: StreamEnv = { ...env, store: undefined }
+  const legacyServed = core.modern.generations.has('legacy')
+  const modernServed = core.modern.generations.has('modern')
+
+  /**
+   * How the client opened (MCP "dual-era server"): a `_meta` protocol-version
+   * claim, or an `MCP-Protocol-Version` header naming a modern revision, is
+   * 2026-07-28; anything else is the legacy Streamable HTTP of today, unless
+   * legacy is not served. A legacy session's requests carry neither.
+   */
+  const isModern = (request: FastifyRequest, params: Record<string, unknown> | undefined): boolean => {
+    if (!modernServed) return false
+    if (!legacyServed || hasModernClaim(params)) return true
+    const header = request.headers['mcp-protocol-version']
+    return typeof header === 'string' && MODERN_VERSIONS.includes(header.trim())
+  }
+
   const newSession = (request: FastifyRequest): Entry => {
     if (core.sessionCount >= options.maxSessions) throw new AtCapacityError()
     const channel = new StreamableChannel(env)
@@ -129,10 +154,43 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
       channel.finish(message.id)
       return reply
     }
+    const status = session.era === 'modern' ? modernStatusOf(channel.errorCodeOf(message.id), { ladder: false }) : 200
     const response = channel.takeResponse(message.id)
     // Cancelled: MCP sends no response, and 202 is the one non-answer clients expect.
     if (response === undefined) return await reply.code(202).send()
-    return await reply.code(200).type('application/json; charset=utf-8').send(response)
+    return await reply.code(status).type('application/json; charset=utf-8').send(response)
+  }
+
+  /**
+   * A 2026-07-28 request: the validation ladder (protocol/modern/ladder.ts, with the header rung
+   * here), then the dispatcher on a throwaway modern session: the request's own version,
+   * capabilities, log level and principal, no session id, no event ids. Closing the answer's
+   * connection cancels the handler.
+   */
+  const modern = async (request: FastifyRequest, reply: FastifyReply, message: JsonRpcRequest, mode: AnswerMode): Promise<FastifyReply> => {
+    let meta
+    try {
+      // `initialize` under a modern header is a client mixing the generations: its body claims nothing the header says.
+      if (message.method === 'initialize' && !hasModernClaim(message.params) && request.headers['mcp-protocol-version'] !== undefined) {
+        throw headerMismatch('initialize is not a 2026-07-28 request; the MCP-Protocol-Version header claims a modern revision')
+      }
+      meta = readMeta(message)
+      checkModernHeaders(request, message, meta, core.registry)
+      admit(message, meta, core.modern)
+    } catch (error) {
+      if (error instanceof McpError) return await sendModernRefusal(reply, message.id, error)
+      /* c8 ignore next: the ladder throws McpError only */
+      throw error
+    }
+    const channel = new StreamableChannel(modernEnv)
+    const session = openModernSession(channel, request.mcpPrincipal, meta)
+    channel.bind(session)
+    core.trackModernRequest(session)
+    try {
+      return await answer(request, reply, { session, channel }, message, mode)
+    } finally {
+      session.close('request answered')
+    }
   }
 
   /** initialize without a session id: a new session, whose id goes out only once it is initialized. */
@@ -179,6 +237,13 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     if (request.body === undefined) throw new UnsupportedMediaTypeError()
     const classified = classifyMessage(request.body)
     if (classified.kind === 'invalid') throw new InvalidMessageError(classified.reason)
+    if (classified.kind === 'request' && isModern(request, classified.message.params)) {
+      return await modern(request, reply, classified.message, answerMode(accept, classified.message.method))
+    }
+    // 2026-07-28 defines no client notifications over HTTP (cancelling is closing the stream): accepted, ignored.
+    if (classified.kind !== 'request' && isModern(request, classified.kind === 'notification' ? classified.message.params : undefined)) {
+      return await reply.code(202).send()
+    }
     if (options.stateless) {
       // Notifications and responses have nowhere to go without a session.
       if (classified.kind !== 'request') return await reply.code(202).send()
@@ -220,7 +285,9 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     return await reply.code(204).send()
   }
 
-  const allowed = options.stateless ? 'POST' : 'GET, POST, DELETE'
+  // Without sessions (stateless, or 2026-07-28 only) GET and DELETE have nothing to act on: 405.
+  const postOnly = options.stateless || !legacyServed
+  const allowed = postOnly ? 'POST' : 'GET, POST, DELETE'
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     reply.header('Allow', allowed)
     throw new MethodNotAllowedError(`use ${allowed}`)
@@ -229,7 +296,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
   app.post(endpoint, { ...http.routeOptions(), bodyLimit: options.bodyLimit }, receive)
   // Only POST reads a body: the others never fail on one (registerBodyless).
   registerBodyless(app, (scope) => {
-    if (options.stateless) {
+    if (postOnly) {
       scope.route({ ...http.routeOptions(), method: ['GET', 'DELETE', 'PUT', 'PATCH'], url: endpoint, handler: notAllowed })
     } else {
       // No automatic HEAD: it would run the GET handler and open a stream nobody reads.

@@ -24,7 +24,7 @@ export const initialize: MethodHandler = (params, { session, server, registry })
 }
 
 /** Capabilities reflect what is registered when the client connects. */
-function capabilitiesOf (registry: MethodEnv['registry']): Record<string, unknown> {
+export function capabilitiesOf (registry: MethodEnv['registry']): Record<string, unknown> {
   const capabilities: Record<string, unknown> = { logging: {} }
   if (registry.tools.size > 0) capabilities.tools = { listChanged: true }
   if (registry.resources.size > 0 || registry.templates.size > 0) capabilities.resources = { subscribe: true, listChanged: true }

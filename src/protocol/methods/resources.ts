@@ -2,6 +2,7 @@ import type { ResourceContents, ResourceResult } from '../definitions.js'
 import { ErrorCode, McpError } from '../jsonrpc.js'
 import { paginate } from '../pagination.js'
 import { shapeDescriptor } from '../versions.js'
+import type { Session } from '../session.js'
 import { requireUri, type MethodHandler } from './types.js'
 
 export const listResources: MethodHandler = (params, { registry, session, server }) => {
@@ -16,14 +17,16 @@ export const listResourceTemplates: MethodHandler = (params, { registry, session
   return nextCursor === undefined ? { resourceTemplates } : { resourceTemplates, nextCursor }
 }
 
-function notFound (uri: string): McpError {
-  return new McpError(ErrorCode.ResourceNotFound, 'Resource not found', { uri: uri.slice(0, 2048) })
+/** -32002 on the legacy revisions; 2026-07-28 (SEP-2164) made it -32602 and forbids -32002. */
+function notFound (uri: string, session: Session): McpError {
+  const code = session.era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound
+  return new McpError(code, 'Resource not found', { uri: uri.slice(0, 2048) })
 }
 
-export const readResource: MethodHandler = async (params, { registry, ctx, limits }) => {
+export const readResource: MethodHandler = async (params, { registry, ctx, limits, session }) => {
   const uri = requireUri(params, 'uri', limits)
   const found = registry.findResource(uri)
-  if (found === undefined) throw notFound(uri)
+  if (found === undefined) throw notFound(uri, session)
   ctx.params = found.params
   const result: ResourceResult = await found.resource.handler(uri, ctx as never)
   if (typeof result !== 'object' || result === null || !Array.isArray(result.contents)) {
@@ -48,7 +51,7 @@ function normalizeContents (item: ResourceContents, requestedUri: string, mimeTy
 
 export const subscribe: MethodHandler = (params, { registry, session, limits }) => {
   const uri = requireUri(params, 'uri', limits)
-  if (registry.findResource(uri) === undefined) throw notFound(uri)
+  if (registry.findResource(uri) === undefined) throw notFound(uri, session)
   session.subscriptions.add(uri)
   return {}
 }

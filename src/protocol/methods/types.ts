@@ -3,12 +3,15 @@ import type { RequestContext } from '../request-context.js'
 import type { Session } from '../session.js'
 import { ErrorCode, McpError } from '../jsonrpc.js'
 import { exceedsBytes, type ProtocolLimits } from '../limits.js'
+import type { ModernSettings } from '../modern/settings.js'
 
 export interface ServerIdentity {
   name: string
   version: string
   instructions?: string | undefined
   pageSize: number
+  /** The 2026-07-28 leg: generations served, versions, serverInfo, caching. */
+  modern: ModernSettings
 }
 
 /** Where operators see what clients must not: handler failures with their stacks. */

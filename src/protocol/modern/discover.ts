@@ -1,0 +1,30 @@
+import { capabilitiesOf } from '../methods/lifecycle.js'
+import type { MethodEnv, MethodHandler } from '../methods/types.js'
+
+/**
+ * The capabilities a 2026-07-28 client is told about. They mirror what the
+ * registry offers, without what this revision delivers only through
+ * `subscriptions/listen` (`listChanged`, `resources.subscribe`): a client must
+ * not be promised notifications nothing would deliver.
+ */
+export function modernCapabilities (registry: MethodEnv['registry']): Record<string, unknown> {
+  const capabilities = capabilitiesOf(registry)
+  for (const kind of ['tools', 'resources', 'prompts']) {
+    if (capabilities[kind] !== undefined) capabilities[kind] = {}
+  }
+  return capabilities
+}
+
+/**
+ * `server/discover` (MUST in 2026-07-28): the versions served, legacy ones
+ * included so that a dual-era client can choose, the capabilities and the
+ * instructions. Identity and caching fields are added by the result shaping.
+ */
+export const discover: MethodHandler = (_params, { registry, server }) => {
+  const result: Record<string, unknown> = {
+    supportedVersions: [...server.modern.supportedVersions],
+    capabilities: modernCapabilities(registry)
+  }
+  if (server.instructions !== undefined) result.instructions = server.instructions
+  return result
+}

@@ -1,0 +1,67 @@
+import { ErrorCode, McpError } from '../jsonrpc.js'
+import { LOG_LEVELS, type LogLevel } from '../session.js'
+
+/** The stateless revision: every request carries its version and capabilities in `params._meta`. */
+export const MODERN_VERSION = '2026-07-28'
+/** Modern revisions this server speaks, newest first. */
+export const MODERN_VERSIONS: readonly string[] = [MODERN_VERSION]
+
+/** Reserved `_meta` keys of MCP 2026-07-28 (`basic/index.mdx`, General fields). */
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo'
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities'
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel'
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo'
+
+/** The protocol generations a server may serve: 2026-07-28 (stateless) and the `initialize` ones. */
+export type ProtocolGeneration = 'modern' | 'legacy'
+
+/** What a modern request says about its client, read from its `_meta`. */
+export interface ModernMeta {
+  protocolVersion: string
+  clientCapabilities: Record<string, unknown>
+  clientInfo: Record<string, unknown> | undefined
+  /** Undefined: the client wants no log notifications for this request. */
+  logLevel: LogLevel | undefined
+}
+
+function isRecord (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * True when the request claims a protocol version in `params._meta`: the mark
+ * of a modern client. The claim decides the generation even when its value is
+ * malformed (the modern ladder then answers -32602 or -32022).
+ */
+export function hasModernClaim (params: Record<string, unknown> | undefined): boolean {
+  const meta = params?._meta
+  return isRecord(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION)
+}
+
+function invalid (reason: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Invalid params: ${reason}`)
+}
+
+/**
+ * The first rung of the modern ladder: `_meta` must carry a protocol version
+ * and client capabilities (both REQUIRED), and may carry client info and a
+ * log level; anything malformed is -32602.
+ */
+export function readModernMeta (params: Record<string, unknown> | undefined): ModernMeta {
+  const meta = params?._meta
+  if (!isRecord(meta)) throw invalid('params._meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities is required')
+  const missing = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES].filter((key) => meta[key] === undefined)
+  if (missing.length > 0) throw invalid(`missing _meta keys: ${missing.join(', ')}`)
+  const protocolVersion = meta[META_PROTOCOL_VERSION]
+  if (typeof protocolVersion !== 'string' || protocolVersion === '') throw invalid(`_meta["${META_PROTOCOL_VERSION}"] must be a non-empty string`)
+  const clientCapabilities = meta[META_CLIENT_CAPABILITIES]
+  if (!isRecord(clientCapabilities)) throw invalid(`_meta["${META_CLIENT_CAPABILITIES}"] must be an object`)
+  const clientInfo = meta[META_CLIENT_INFO]
+  if (clientInfo !== undefined && !isRecord(clientInfo)) throw invalid(`_meta["${META_CLIENT_INFO}"] must be an object`)
+  const logLevel = meta[META_LOG_LEVEL]
+  if (logLevel !== undefined && !(LOG_LEVELS as readonly unknown[]).includes(logLevel)) {
+    throw invalid(`_meta["${META_LOG_LEVEL}"] must be one of ${LOG_LEVELS.join(', ')}`)
+  }
+  return { protocolVersion, clientCapabilities, clientInfo, logLevel: logLevel as LogLevel | undefined }
+}

@@ -1,0 +1,26 @@
+import { complete } from '../methods/completion.js'
+import { getPrompt, listPrompts } from '../methods/prompts.js'
+import { listResources, listResourceTemplates, readResource } from '../methods/resources.js'
+import { callTool, listTools } from '../methods/tools.js'
+import type { MethodHandler } from '../methods/types.js'
+import { discover } from './discover.js'
+
+/**
+ * The methods a 2026-07-28 request may call. Absent on purpose, because the
+ * revision removed them: `initialize` (no handshake), `ping`,
+ * `logging/setLevel` (the level travels in each request's `_meta`),
+ * `resources/subscribe` and `resources/unsubscribe` (replaced by
+ * `subscriptions/listen`). Anything not listed is -32601 (HTTP 404).
+ * Features of the revision that arrive later add their entries here.
+ */
+export const MODERN_METHODS: ReadonlyMap<string, MethodHandler> = new Map<string, MethodHandler>([
+  ['server/discover', discover],
+  ['tools/list', listTools],
+  ['tools/call', callTool],
+  ['resources/list', listResources],
+  ['resources/templates/list', listResourceTemplates],
+  ['resources/read', readResource],
+  ['prompts/list', listPrompts],
+  ['prompts/get', getPrompt],
+  ['completion/complete', complete]
+])

@@ -1,0 +1,38 @@
+import { PROTOCOL_VERSIONS } from '../versions.js'
+import { cacheTable, type CacheFields, type CacheSettings } from './caching.js'
+import { MODERN_VERSIONS, type ProtocolGeneration } from './meta.js'
+
+/** Everything the modern leg needs from the options, computed once per server. */
+export interface ModernSettings {
+  /** The generations served (`protocols` option). */
+  readonly generations: ReadonlySet<ProtocolGeneration>
+  /** Modern revisions accepted in a request's `_meta`; empty when `modern` is not served. */
+  readonly modernVersions: readonly string[]
+  /** What discover and -32022 list: the modern revisions, then the legacy ones when `legacy` is served. */
+  readonly supportedVersions: readonly string[]
+  /** `_meta["io.modelcontextprotocol/serverInfo"]` of every modern result; one frozen object. */
+  readonly serverInfo: Readonly<{ name: string, version: string }>
+  /** `ttlMs` / `cacheScope` per cacheable method. */
+  readonly cache: ReadonlyMap<string, CacheFields>
+}
+
+export interface ModernOptions {
+  name: string
+  version: string
+  /** Default both. */
+  protocols?: readonly ProtocolGeneration[] | undefined
+  cache?: CacheSettings | undefined
+}
+
+export function modernSettings (options: ModernOptions): ModernSettings {
+  const generations = new Set<ProtocolGeneration>(options.protocols ?? ['modern', 'legacy'])
+  const modernVersions = generations.has('modern') ? MODERN_VERSIONS : []
+  const legacyVersions: readonly string[] = generations.has('legacy') ? PROTOCOL_VERSIONS : []
+  return Object.freeze({
+    generations,
+    modernVersions,
+    supportedVersions: Object.freeze([...modernVersions, ...legacyVersions]),
+    serverInfo: Object.freeze({ name: options.name, version: options.version }),
+    cache: cacheTable(options.cache)
+  })
+}
