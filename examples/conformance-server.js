@@ -161,15 +161,59 @@ server.tool({ name: 'test_elicitation_sep1330_enums', description: 'Elicits ever
 server.tool({
   name: 'json_schema_2020_12_tool',
   description: 'Takes arguments described with JSON Schema 2020-12 features',
-  // Plain JSON Schema reaches clients as written: $schema, $defs and additionalProperties included.
+  // Plain JSON Schema reaches clients as written: $schema, $defs, $anchor, allOf/anyOf, if/then/else and
+  // additionalProperties included (SEP-1613, SEP-2106).
   inputSchema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',
-    $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-    properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+    $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+    properties: {
+      name: { type: 'string' },
+      address: { $ref: '#/$defs/address' },
+      contactMethod: { type: 'string', enum: ['phone', 'email'] },
+      phone: { type: 'string' },
+      email: { type: 'string' }
+    },
+    allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+    if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+    then: { required: ['phone'] },
+    else: { required: ['email'] },
     additionalProperties: false
   }
 }, async (args) => text(`Received: ${JSON.stringify(args)}`))
+
+// ---- 2026-07-28 fixtures (server-stateless, http-custom-header-server-validation) ----------
+
+server.tool({ name: 'test_missing_capability', description: 'Needs sampling: a 2026-07-28 call without the capability gets -32021' }, async (_args, ctx) => {
+  const result = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }], maxTokens: 10 })
+  return text(`LLM response: ${result.content?.text ?? ''}`)
+})
+
+server.tool({ name: 'test_streaming_elicitation', description: 'Asks the user for a name (an input request on 2026-07-28, never a server request)' }, async (_args, ctx) => {
+  const result = await ctx.elicit({ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } })
+  return text(`User response: action=${result.action}`)
+})
+
+server.tool({ name: 'test_logging_tool', description: 'Logs at every level; only requests that ask for logs get them' }, async (_args, ctx) => {
+  for (const level of ['debug', 'info', 'warning', 'error']) ctx.log(level, `a ${level} message`, 'conformance')
+  return text('Logged')
+})
+
+server.tool({ name: 'test_trigger_tool_change', description: 'Adds and removes a tool, so that the tool list changes' }, async () => {
+  server.tool({ name: 'test_transient_tool', description: 'Exists for a moment' }, async () => text('transient')).remove()
+  return text('The tool list changed')
+})
+
+server.tool({ name: 'test_trigger_prompt_change', description: 'Adds and removes a prompt, so that the prompt list changes' }, async () => {
+  server.prompt({ name: 'test_transient_prompt', description: 'Exists for a moment' }, async () => ({ messages: [] })).remove()
+  return text('The prompt list changed')
+})
+
+server.tool({
+  name: 'test_header_param',
+  description: 'Mirrors its region argument into the Mcp-Param-Region header (x-mcp-header, SEP-2243)',
+  inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] }
+}, async ({ region }) => text(`Region: ${region}`))
 
 server.tool({ name: 'test_reconnection', description: 'Closes its stream mid-call; the result arrives after the client reconnects' }, async (_args, ctx) => {
   // Streamable HTTP with resumption: the client reconnects with Last-Event-ID and gets the rest.

@@ -1,12 +1,16 @@
 #!/usr/bin/env node
-// `npm run conformance`: runs the official MCP conformance suite against examples/conformance-server.js.
-// Starts the server (built dist/, this Node) on a free loopback port, runs
-// `conformance server --url http://localhost:<port>/mcp --suite all` under Node 22 (the suite needs it:
-// the `node` package of tools/, installed here on first use), stops the server, then reads every
-// scenario's checks.json. Exits non-zero on any failed or warned check, on a scenario without results
-// or without a single check, when no scenario was listed at all (a changed listing format must not
-// pass vacuously), or when the suite itself fails: the suite's own exit code counts only failures,
-// and warnings are just as much a defect for us.
+// `npm run conformance`: runs the official MCP conformance suites against examples/conformance-server.js.
+//
+// Three runs, each against a fresh server (built dist/, this Node) on a free loopback port, each suite
+// under Node 22 (the suites need it: the `node` package of tools/, installed here on first use):
+//   1. @modelcontextprotocol/conformance 0.1.16, `--suite all`: the 2025-11-25 wire (must stay 32/32).
+//   2. @modelcontextprotocol/conformance 0.2.0-alpha.12 (installed as conformance-2026), `--suite all`:
+//      every server scenario, on the 2025-11-25 wire unless the scenario exists only on 2026-07-28.
+//   3. the same suite, `--requirements 2026-07-28`: the scenarios that revision requires (and the ones it
+//      runs unscored), each on the 2026-07-28 wire.
+// Every scenario the suite lists must produce results, and every check must pass: the suites' own exit
+// codes count failures only, and a warning is just as much a defect for us. A run that lists no
+// scenario, or a scenario without checks, fails. The only exceptions are written out below, with why.
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,9 +20,38 @@ import { ensureTools } from './tools.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const node22 = join(root, 'tools', 'node_modules', 'node', 'bin', 'node')
-const suitePackage = join(root, 'tools', 'node_modules', '@modelcontextprotocol', 'conformance')
 const SERVER_START_MS = 15_000
 const SUITE_TIMEOUT_MS = 10 * 60_000
+
+const RUNS = [
+  { label: 'conformance 0.1.16 --suite all (2025-11-25 wire)', pkg: 'conformance', version: '0.1.16', run: ['--suite', 'all'], list: [] },
+  { label: 'conformance 0.2.0-alpha.12 --suite all', pkg: 'conformance-2026', version: '0.2.0-alpha.12', run: ['--suite', 'all'], list: [] },
+  {
+    label: 'conformance 0.2.0-alpha.12 --requirements 2026-07-28 (2026-07-28 wire)',
+    pkg: 'conformance-2026',
+    version: '0.2.0-alpha.12',
+    run: ['--requirements', '2026-07-28'],
+    list: ['--requirements', '2026-07-28']
+  }
+]
+
+// TEMPORARY, while issue 9 is built in parts: scenarios (or single checks) whose server side another part
+// owns and has not landed yet. They still run and are reported, but do not fail `npm run conformance`.
+// Remove each entry in the commit that lands its feature (the runner then requires it to pass).
+const OWNED_ELSEWHERE = [
+  // Multi-round-trip requests (ctx.elicit/sample/listRoots on 2026-07-28): the mrtr part.
+  { scenario: /^input-required-result-/, owner: 'mrtr' },
+  { scenario: /^server-stateless$/, check: 'sep-2575-http-server-no-independent-requests-on-stream', owner: 'mrtr' },
+  // The Tasks extension (io.modelcontextprotocol/tasks): the tasks part.
+  { scenario: /^tasks-/, owner: 'tasks' }
+]
+
+// Scenarios whose every check may be SKIPPED, because the suite itself finds them not applicable.
+const MAY_SKIP = [
+  // SEP-2640 Skills is an extension (not in the 2026-07-28 requirements); a server that does not declare
+  // io.modelcontextprotocol/skills gets every check SKIPPED. We do not offer it.
+  { scenario: /^sep-2640-skills-/, why: 'the skills extension is not offered' }
+]
 
 function fail (message) {
   console.error(`conformance: ${message}`)
@@ -27,16 +60,32 @@ function fail (message) {
 
 ensureTools()
 if (!existsSync(node22)) fail(`Node 22 not found at ${node22} after installing tools/`)
-if (!existsSync(join(suitePackage, 'package.json'))) fail('@modelcontextprotocol/conformance is not installed in tools/')
-const suiteBin = join(suitePackage, JSON.parse(readFileSync(join(suitePackage, 'package.json'), 'utf8')).bin.conformance)
 
-/** The server scenarios the installed suite knows, so a scenario that silently produced nothing is noticed. */
-function listScenarios () {
-  const listed = spawnSync(node22, [suiteBin, 'list', '--server'], { encoding: 'utf8' })
-  if (listed.status !== 0) fail(`could not list the suite's scenarios:\n${listed.stderr}`)
-  const scenarios = [...listed.stdout.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1])
-  if (scenarios.length === 0) fail(`no scenario parsed from the suite's listing (did its format change?):\n${listed.stdout}`)
-  return scenarios
+function suiteBinOf (run) {
+  const dir = join(root, 'tools', 'node_modules', '@modelcontextprotocol', run.pkg)
+  if (!existsSync(join(dir, 'package.json'))) fail(`@modelcontextprotocol/${run.pkg} is not installed in tools/`)
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+  if (manifest.version !== run.version) fail(`tools/ has @modelcontextprotocol/${run.pkg} ${manifest.version}, expected ${run.version}; run npm run tools`)
+  return join(dir, manifest.bin.conformance)
+}
+
+/**
+ * The server scenarios a run will execute, so that a scenario that silently produced nothing is noticed:
+ * the "Server scenarios" block of `list`, plus, for a requirements set, the unscored ones tagged [server].
+ */
+function listScenarios (bin, run) {
+  const listed = spawnSync(node22, [bin, 'list', '--server', ...run.list], { encoding: 'utf8' })
+  if (listed.status !== 0) fail(`could not list the scenarios of ${run.label}:\n${listed.stderr}`)
+  const names = []
+  let inServerBlock = false
+  for (const line of listed.stdout.split('\n')) {
+    if (/^Server scenarios/.test(line.trim())) inServerBlock = true
+    else if (line.trim() === '' || /^\S/.test(line)) inServerBlock = false
+    const item = /^\s+- (\S+)(?: \[([^\]]*)\])?\s*$/.exec(line)
+    if (item === null) continue
+    if (inServerBlock || item[2] === 'server') names.push(item[1])
+  }
+  return [...new Set(names)]
 }
 
 /** Starts the example server and resolves with its base URL once it prints "listening <url>". */
@@ -73,9 +122,9 @@ async function stopServer (child) {
   clearTimeout(timer)
 }
 
-function runSuite (url, outputDir) {
+function runSuite (bin, run, url, outputDir) {
   return new Promise((resolve) => {
-    const suite = spawn(node22, [suiteBin, 'server', '--url', url, '--suite', 'all', '-o', outputDir], { stdio: 'inherit' })
+    const suite = spawn(node22, [bin, 'server', '--url', url, ...run.run, '-o', outputDir], { stdio: 'inherit' })
     const timer = setTimeout(() => suite.kill('SIGKILL'), SUITE_TIMEOUT_MS)
     suite.once('exit', (code, signal) => {
       clearTimeout(timer)
@@ -84,7 +133,7 @@ function runSuite (url, outputDir) {
   })
 }
 
-/** Per scenario: its checks' statuses, read from `<outputDir>/server-<scenario>-<timestamp>/checks.json`. */
+/** Per scenario: its checks, read from `<outputDir>/server-<scenario>-<timestamp>/checks.json`. */
 function readResults (scenarios, outputDir) {
   const dirs = readdirSync(outputDir)
   return scenarios.map((scenario) => {
@@ -95,49 +144,100 @@ function readResults (scenarios, outputDir) {
   })
 }
 
-const scenarios = listScenarios()
-const outputDir = mkdtempSync(join(tmpdir(), 'mcp-conformance-'))
-const server = startServer()
-let suiteCode
-try {
-  const base = await server.url
-  // The suite insists on a localhost URL (its DNS-rebinding scenario sends Host: localhost:<port>).
-  const url = `http://localhost:${new URL(base).port}/mcp`
-  console.log(`conformance: ${scenarios.length} server scenarios against ${url}`)
-  suiteCode = await runSuite(url, outputDir)
-} catch (error) {
+const ownerOf = (scenario, check) => OWNED_ELSEWHERE.find((entry) => entry.scenario.test(scenario) && (entry.check === undefined || entry.check === check))
+
+/** Scores one run; returns its summary line and whether it is clean. */
+function score (run, scenarios, results, suiteCode) {
+  let passed = 0
+  let failures = 0
+  let warnings = 0
+  let tolerated = 0
+  const skipped = []
+  const problems = []
+  const pending = []
+  for (const { scenario, checks } of results) {
+    // Scenario-wide entries only (an entry naming one check does not excuse missing results).
+    const owner = ownerOf(scenario)
+    if (checks === undefined || checks.length === 0) {
+      const what = checks === undefined ? 'no results' : 'no checks'
+      if (owner !== undefined) {
+        pending.push(`${scenario}: ${what} (owned by ${owner.owner})`)
+        tolerated++
+      } else {
+        problems.push(`${scenario}: ${what}`)
+        failures++
+      }
+      continue
+    }
+    // 0.2's scenarios add a `wire-schema-valid` check to everything they ran; a scenario whose other
+    // checks were all skipped exercised nothing of ours.
+    const substantive = checks.filter((check) => check.id !== 'wire-schema-valid' || check.status !== 'SUCCESS')
+    if (substantive.length > 0 && substantive.every((check) => check.status === 'SKIPPED')) {
+      const allowed = MAY_SKIP.find((entry) => entry.scenario.test(scenario))
+      if (allowed !== undefined) skipped.push(`${scenario} (${allowed.why})`)
+      else if (owner !== undefined) {
+        pending.push(`${scenario}: every check skipped (owned by ${owner.owner})`)
+        tolerated++
+      } else {
+        problems.push(`${scenario}: every check was skipped`)
+        failures++
+      }
+      continue
+    }
+    const bad = checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
+    let own = 0
+    for (const check of bad) {
+      const elsewhere = ownerOf(scenario, check.id)
+      const line = `${scenario}: ${check.status} ${check.id}: ${check.errorMessage ?? check.description ?? ''}`
+      if (elsewhere !== undefined) {
+        pending.push(`${line} (owned by ${elsewhere.owner})`)
+        continue
+      }
+      own++
+      if (check.status === 'FAILURE') failures++
+      else warnings++
+      problems.push(line)
+    }
+    if (own === 0 && bad.length === 0) passed++
+    else if (own === 0) tolerated++
+  }
+  console.log(`\n== ${run.label}`)
+  if (pending.length > 0) console.log(`  not yet landed, tolerated for now:\n    ${pending.join('\n    ')}`)
+  if (skipped.length > 0) console.log(`  skipped by the suite:\n    ${skipped.join('\n    ')}`)
+  if (problems.length > 0) console.error(`  problems:\n    ${problems.join('\n    ')}`)
+  const summary = `${run.label}: ${passed}/${scenarios.length} scenarios passed, ${failures} failures, ${warnings} warnings` +
+    (tolerated > 0 ? `, ${tolerated} owned elsewhere` : '') + (skipped.length > 0 ? `, ${skipped.length} skipped` : '')
+  // The suite's own exit code counts failures too, the tolerated ones included; without any, it must be 0.
+  const suiteOk = suiteCode === 0 || tolerated > 0 || pending.length > 0
+  if (suiteCode !== 0) console.log(`  (the suite exited with status ${suiteCode})`)
+  return { summary, clean: suiteOk && scenarios.length > 0 && problems.length === 0 && passed + tolerated + skipped.length === scenarios.length }
+}
+
+const summaries = []
+let allClean = true
+for (const run of RUNS) {
+  const bin = suiteBinOf(run)
+  const scenarios = listScenarios(bin, run)
+  if (scenarios.length === 0) fail(`${run.label}: the suite lists no server scenario`)
+  const outputDir = mkdtempSync(join(tmpdir(), 'mcp-conformance-'))
+  const server = startServer()
+  let suiteCode
+  try {
+    const base = await server.url
+    // The suite insists on a localhost URL (its DNS-rebinding scenario sends Host: localhost:<port>).
+    const url = `http://localhost:${new URL(base).port}/mcp`
+    console.log(`conformance: ${run.label}: ${scenarios.length} server scenarios against ${url}`)
+    suiteCode = await runSuite(bin, run, url, outputDir)
+  } catch (error) {
+    await stopServer(server.child)
+    fail(error.message)
+  }
   await stopServer(server.child)
-  fail(error.message)
+  const { summary, clean } = score(run, scenarios, readResults(scenarios, outputDir), suiteCode)
+  if (clean) rmSync(outputDir, { recursive: true, force: true })
+  else console.error(`  (results kept in ${outputDir})`)
+  summaries.push(summary)
+  allClean &&= clean
 }
-await stopServer(server.child)
-
-const results = readResults(scenarios, outputDir)
-let passed = 0
-let failures = 0
-let warnings = 0
-const problems = []
-for (const { scenario, checks } of results) {
-  if (checks === undefined) {
-    problems.push(`${scenario}: no results`)
-    failures++
-    continue
-  }
-  if (!Array.isArray(checks) || checks.length === 0) {
-    problems.push(`${scenario}: no checks recorded`)
-    failures++
-    continue
-  }
-  const bad = checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
-  for (const check of bad) {
-    if (check.status === 'FAILURE') failures++
-    else warnings++
-    problems.push(`${scenario}: ${check.status} ${check.id}: ${check.errorMessage ?? check.description ?? ''}`)
-  }
-  if (bad.length === 0) passed++
-}
-
-if (problems.length > 0) console.error(`\nconformance problems:\n  ${problems.join('\n  ')}\n(results kept in ${outputDir})`)
-else rmSync(outputDir, { recursive: true, force: true })
-if (suiteCode !== 0) console.error(`conformance: the suite exited with status ${suiteCode}`)
-console.log(`conformance: ${passed}/${scenarios.length} scenarios passed, ${failures} failures, ${warnings} warnings`)
-process.exit(suiteCode === 0 && problems.length === 0 && passed === scenarios.length ? 0 : 1)
+console.log(`\n${summaries.map((line) => `conformance: ${line}`).join('\n')}`)
+process.exit(allClean ? 0 : 1)
