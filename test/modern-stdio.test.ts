@@ -2,7 +2,11 @@
 // (server/discover pins nothing), every rung of the ladder answers with the request's id, results are
 // shaped, logs follow the request's level, notifications/cancelled aborts a modern request.
 import { spawn } from 'node:child_process'
+import { PassThrough } from 'node:stream'
 import t, { type Test } from 'tap'
+import { McpCore } from '../src/protocol/core.js'
+import { StdioRunner } from '../src/stdio.js'
+import { registerCatalog } from './fixtures/catalog.js'
 import { fixture } from './helpers/clients.js'
 import { MODERN, meta, modern } from './helpers/modern.js'
 
@@ -95,40 +99,72 @@ t.test('the first claim-carrying request pins the process to 2026-07-28; every r
   const pixel = await server.call(modern(6, 'resources/read', { uri: 'images://pixel.png' }))
   t.match(pixel.result, { contents: [{ blob: /^iVBOR/ }], resultType: 'complete', ttlMs: 0, cacheScope: 'private' })
   t.match(await server.call(modern(7, 'tools/call', { name: 'weather', arguments: { city: 'Rome' } })), { result: { structuredContent: { city: 'Rome' }, resultType: 'complete' } })
-})
 
-t.test('a claim-less first message pins legacy: later claims are not served the modern way', async (t) => {
-  const server = spawnServer(t)
-  t.match(await server.call({ jsonrpc: '2.0', id: 1, method: 'ping' }), { id: 1, result: {} })
-  const claimed = await server.call(modern(2, 'tools/list'))
-  t.match(claimed, { id: 2, error: { code: -32600, message: /not initialized/ } }, 'as before: initialize first')
-})
-
-t.test('logs at or above the request\'s level only; progress; notifications/cancelled aborts a modern request', async (t) => {
-  const server = spawnServer(t)
-  server.send(modern(1, 'tools/call', { name: 'progress', arguments: { steps: 2 } }, { progressToken: 'p', 'io.modelcontextprotocol/logLevel': 'info' }))
-  const withLogs = await server.answer(1)
+  // Logs at or above the request's level only; progress; notifications/cancelled aborts a modern request.
+  server.send(modern(11, 'tools/call', { name: 'progress', arguments: { steps: 2 } }, { progressToken: 'p', 'io.modelcontextprotocol/logLevel': 'info' }))
+  const withLogs = await server.answer(11)
   t.same(withLogs.before.filter((m) => m.method === 'notifications/progress').map((m) => m.params.progress), [1, 2])
   t.same(withLogs.before.filter((m) => m.method === 'notifications/message').map((m) => m.params), [{ level: 'info', data: { done: 2 } }])
-  server.send(modern(2, 'tools/call', { name: 'progress', arguments: { steps: 1 } }, { 'io.modelcontextprotocol/logLevel': 'error' }))
-  t.same((await server.answer(2)).before, [], 'an info log under an error level: nothing')
-  server.send(modern(3, 'tools/call', { name: 'progress', arguments: { steps: 1 } }))
-  t.same((await server.answer(3)).before, [], 'no level asked: no logs at all')
+  server.send(modern(12, 'tools/call', { name: 'progress', arguments: { steps: 1 } }, { 'io.modelcontextprotocol/logLevel': 'error' }))
+  t.same((await server.answer(12)).before, [], 'an info log under an error level: nothing')
+  server.send(modern(13, 'tools/call', { name: 'progress', arguments: { steps: 1 } }))
+  t.same((await server.answer(13)).before, [], 'no level asked: no logs at all')
 
-  server.send(modern(4, 'tools/call', { name: 'wait_for_abort', arguments: { tag: 'stdio-modern' } }, { progressToken: 4 }))
-  t.match(await server.next(), { method: 'notifications/progress', params: { progressToken: 4 } })
-  server.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4, reason: 'changed my mind' } })
+  server.send(modern(14, 'tools/call', { name: 'wait_for_abort', arguments: { tag: 'stdio-modern' } }, { progressToken: 14 }))
+  t.match(await server.next(), { method: 'notifications/progress', params: { progressToken: 14 } })
+  server.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 14, reason: 'changed my mind' } })
   while (!server.stderr().includes('ABORTED stdio-modern')) await new Promise((resolve) => setTimeout(resolve, 10))
   t.pass('the handler saw its signal abort')
-  t.match(await server.call(modern(5, 'tools/list')), { id: 5, result: { resultType: 'complete' } }, 'no answer to the cancelled request; the next one is served')
+  t.match(await server.call(modern(15, 'tools/list')), { id: 15, result: { resultType: 'complete' } }, 'no answer to the cancelled request; the next one is served')
+})
+
+// The pinning variants on the same StdioRunner over in-memory pipes (one child process per case would
+// only repeat the process start).
+function memoryServer (protocols?: Array<'modern' | 'legacy'>) {
+  const core = new McpCore({ name: 'catalog', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: { error: () => {} }, protocols })
+  registerCatalog(core)
+  const input = new PassThrough()
+  const output = new PassThrough()
+  const runner = new StdioRunner(core, { input, output, maxMessageBytes: 1 << 20 })
+  runner.start()
+  let buffered = ''
+  const lines: any[] = []
+  output.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString()
+    let index
+    while ((index = buffered.indexOf('\n')) !== -1) {
+      lines.push(JSON.parse(buffered.slice(0, index)))
+      buffered = buffered.slice(index + 1)
+    }
+  })
+  async function call (message: Record<string, unknown>): Promise<any> {
+    input.write(JSON.stringify(message) + '\n')
+    for (;;) {
+      const found = lines.findIndex((line) => line.id === message.id)
+      if (found !== -1) return lines.splice(found, 1)[0]
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+  return { call, stop: async () => { await runner.stop() } }
+}
+
+t.test('a claim-less first message pins legacy: later claims are not served the modern way', async (t) => {
+  const server = memoryServer()
+  t.teardown(server.stop)
+  t.match(await server.call({ jsonrpc: '2.0', id: 1, method: 'ping' }), { id: 1, result: {} })
+  t.match(await server.call(modern(2, 'tools/list')), { id: 2, error: { code: -32600, message: /not initialized/ } }, 'as before: initialize first')
+  t.match(await server.call(modern(3, 'server/discover')), { id: 3, result: { resultType: 'complete' } }, 'discover still answers')
 })
 
 t.test('protocols on stdio: modern only refuses initialize with -32022; legacy only keeps -32601 for discover', async (t) => {
-  const modernOnly = spawnServer(t, { PROTOCOLS: 'modern' })
+  const modernOnly = memoryServer(['modern'])
+  t.teardown(modernOnly.stop)
   t.match(await modernOnly.call(INIT), { id: 'init', error: { code: -32022, data: { supported: [MODERN] } } })
   t.match(await modernOnly.call(modern(1, 'server/discover')), { result: { supportedVersions: [MODERN] } })
+  t.match(await modernOnly.call({ jsonrpc: '2.0', id: 'x', method: 'tools/list' }), { id: 'x', error: { code: -32602 } })
 
-  const legacyOnly = spawnServer(t, { PROTOCOLS: 'legacy' })
+  const legacyOnly = memoryServer(['legacy'])
+  t.teardown(legacyOnly.stop)
   t.match(await legacyOnly.call(modern(1, 'server/discover')), { id: 1, error: { code: -32601 } }, 'the probe fails: a dual-era client falls back')
   t.match(await legacyOnly.call(INIT), { id: 'init', result: { protocolVersion: '2025-11-25' } })
 })
