@@ -17,6 +17,7 @@ import { buildReport, headline, distFingerprint } from './lib/report.js'
 import { runStdio } from './clients/stdio-calls.js'
 import { runSseCalls } from './clients/sse-calls.js'
 import { runStreamableCalls } from './clients/streamable-calls.js'
+import { runModernCalls } from './clients/modern-calls.js'
 import { runFanout } from './clients/fanout.js'
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
@@ -42,7 +43,7 @@ const config = {
   fanoutTimeoutMs: num('BENCH_FANOUT_TIMEOUT_MS', 15000, 10000),
   quietWaitSeconds: num('BENCH_QUIET_WAIT_S', 20, 5),
   quietBudgetSeconds: num('BENCH_QUIET_BUDGET_S', 120, 20),
-  workloads: list('BENCH_WORKLOADS', 'stdio,sse,streamable,auth,fanout', 'stdio,sse,streamable,auth,fanout'),
+  workloads: list('BENCH_WORKLOADS', 'stdio,sse,streamable,modern,auth,fanout', 'stdio,sse,streamable,modern,auth,fanout'),
   servers: list('BENCH_SERVERS', 'ours,sdk,baseline', 'ours,sdk,baseline'),
   // A/B test of a proposed fix: ours built elsewhere (a patched copy of dist/), run as one more server.
   candidate: env.BENCH_CANDIDATE_DIST,
@@ -138,6 +139,15 @@ async function main () {
       title: `Streamable HTTP tools/call (${config.sseSessions} sessions, autocannon POSTs, JSON answers)`,
       scripts: { ours: 'ours-http.js', sdk: 'sdk-streamable.js', baseline: 'baseline-http.js' },
       run: (server) => runStreamableCalls({ server, sessions: config.sseSessions, duration: config.duration, warmup: config.warmup })
+    })
+  }
+  if (config.workloads.includes('modern')) {
+    add({
+      key: 'streamable-modern-calls',
+      title: `Streamable HTTP tools/call on 2026-07-28 (stateless: no session, ${config.sseSessions} connections, per-request _meta and headers, JSON answers)`,
+      // Ours only: the SDK server of the benchmark speaks 2025-11-25, the baseline has no MCP.
+      scripts: { ours: 'ours-http.js' },
+      run: (server) => runModernCalls({ server, connections: config.sseSessions, duration: config.duration, warmup: config.warmup })
     })
   }
   if (needsAuth) {

@@ -108,6 +108,14 @@ function targets (results, config, who = 'ours') {
     out.push({ what: tag + 'Streamable HTTP tools/call: server CPU per call ≤ 2x the baseline', measured: `not measured: ${why('streamable-calls', who)}`, met: undefined })
   }
 
+  const modern = m('streamable-modern-calls')
+  if (modern[who] !== undefined && st[who] !== undefined) {
+    const vsLegacy = ratio(modern[who].cpuMicrosPerCall, st[who].cpuMicrosPerCall)
+    out.push({ what: tag + '2026-07-28 stateless tools/call: server CPU per call ≤ a 2025-11-25 session call', measured: `${f(modern[who].cpuMicrosPerCall)} vs ${f(st[who].cpuMicrosPerCall)} µs = ${x(vsLegacy)}`, met: check(vsLegacy, (v) => v <= 1) })
+  } else {
+    out.push({ what: tag + '2026-07-28 stateless tools/call: server CPU per call ≤ a 2025-11-25 session call', measured: `not measured: ${why(modern[who] === undefined ? 'streamable-modern-calls' : 'streamable-calls', who)}`, met: undefined })
+  }
+
   const fan = m('fanout')
   const largest = Math.max(...config.fanoutSizes)
   const at = (name) => fan[name]?.sizes.find((row) => row.size === largest)
@@ -225,6 +233,8 @@ function headlineRows (results, config) {
   rateRow('sse-calls', 'Legacy SSE tools/call, calls/s')
   cpuRow('streamable-calls', 'Streamable HTTP tools/call, server CPU per call')
   rateRow('streamable-calls', 'Streamable HTTP tools/call, calls/s')
+  cpuRow('streamable-modern-calls', 'Streamable HTTP tools/call on 2026-07-28 (stateless), server CPU per call')
+  rateRow('streamable-modern-calls', 'Streamable HTTP tools/call on 2026-07-28 (stateless), calls/s')
   const fan = m('fanout')
   const largest = Math.max(...config.fanoutSizes)
   if (Object.keys(fan).length > 0) {
