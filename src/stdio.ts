@@ -145,7 +145,8 @@ export class StdioRunner {
       return
     }
     const classified = classifyMessage(value)
-    const handled = this.era.route(classified) === 'modern' ? this.dispatchModern(classified) : this.core.dispatcher.dispatch(this.session, classified)
+    // stdio has no authentication (no principal): its peer is the process that started the server.
+    const handled = this.era.route(classified) === 'modern' ? this.dispatchModern(classified) : this.core.dispatcher.dispatch(this.session, classified, undefined)
     this.inflight.add(handled)
     void handled.finally(() => this.inflight.delete(handled))
   }
@@ -190,7 +191,7 @@ export class StdioRunner {
     this.core.trackModernRequest(session)
     this.modernRequests.set(message.id, session)
     try {
-      await this.core.dispatcher.dispatch(session, classified)
+      await this.core.dispatcher.dispatch(session, classified, undefined)
     } finally {
       this.modernRequests.delete(message.id)
       session.close('request answered')

@@ -89,6 +89,8 @@ export function createApiKeyStrategy (options: ApiKeyOptions): Strategy {
     // The configured parameter, and the names a client might wrongly put a key under.
     redactParams: [...new Set([queryParam, 'api_key', 'apikey', 'key', 'access_token', options.headerName, header]
       .filter((name): name is string => name !== undefined))],
+    // Keys do not expire.
+    clockToleranceMs: 0,
     close () {}
   }
 }

@@ -47,6 +47,11 @@ export interface AuthGuard {
   logSerializers: { req: (request: FastifyRequest) => Record<string, unknown> }
   /** `url` with the credential query parameters redacted, for any other log line. */
   redactUrl: (url: string) => string
+  /**
+   * Epoch ms from which this guard refuses `principal`'s credential (its expiry plus the clock
+   * tolerance); undefined when it does not expire. Streams opened with it end then.
+   */
+  validUntil: (principal: Principal) => number | undefined
   /** Stops pending fetches and drops the caches. */
   close: () => Promise<void>
 }
@@ -90,6 +95,7 @@ export async function createAuthGuard (auth: AuthConfig | undefined, env: AuthGu
     },
     logSerializers: { req: requestLogSerializer(params) },
     redactUrl: (url) => redactQueryParam(url, params),
+    validUntil: (principal) => principal.expiresAt === undefined ? undefined : principal.expiresAt + strategy.clockToleranceMs,
     async close () {
       controller.abort()
       strategy.close()

@@ -98,6 +98,7 @@ export function createJwtStrategy (options: JwtOptions, signal: AbortSignal): St
       return ['Bearer ' + param('realm', 'mcp'), ...errorParams(failure)].join(', ')
     },
     redactParams: ['access_token'],
+    clockToleranceMs: toleranceMs,
     close () { cache.clear() }
   }
 }

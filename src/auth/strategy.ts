@@ -19,6 +19,8 @@ export interface Strategy {
   challenge: (request: FastifyRequest, failure: AuthFailure) => string
   /** Query parameters that may carry a credential (rightly or not), redacted from logged URLs. */
   redactParams: readonly string[]
+  /** How long after its `exp` a token is still accepted, in ms (clock skew). */
+  clockToleranceMs: number
   /** Routes outside auth (RFC 9728 metadata), each behind `onRequest` (the Host guard). */
   registerRoutes?: (app: FastifyInstance, onRequest: onRequestHookHandler[]) => Promise<void>
   close: () => void

@@ -13,7 +13,11 @@ export interface ServerRequestOptions {
 export interface HandlerContext {
   /** Id of the session the request came from. */
   session: string
-  /** The verified principal; undefined without auth (and always on stdio). */
+  /**
+   * The principal verified for the HTTP request that carried this call: its own scopes, claims
+   * and expiry, which may differ from those of the credential that opened the session (same
+   * identity). Undefined without auth (and always on stdio).
+   */
   auth: Principal | undefined
   /** Aborted when the client cancels the request or disconnects. */
   signal: AbortSignal

@@ -8,6 +8,7 @@ import type { ErrorLogger, MethodEnv, MethodHandler, ServerIdentity } from './me
 import { resolveLimits, type ProtocolLimits } from './limits.js'
 import { MODERN_METHODS } from './modern/methods.js'
 import { shapeModernResult } from './modern/shaping.js'
+import type { Principal } from './principal.js'
 import type { Registry } from './registry.js'
 import { RequestContext } from './request-context.js'
 import type { Session } from './session.js'
@@ -52,12 +53,18 @@ export class Dispatcher {
     this.limits = resolveLimits(options)
   }
 
-  /** Resolves when the message is fully handled (a request's answer has been sent). */
-  async dispatch (session: Session, classified: ClassifiedMessage): Promise<void> {
+  /**
+   * Resolves when the message is fully handled (a request's answer has been sent). `principal` is
+   * the caller verified for the transport request that carried this message (undefined without
+   * auth): handlers see it as `ctx.auth`. It is not the session's: a session stays bound to the
+   * identity that opened it, while each request may come with another credential of that identity
+   * (fewer scopes, a refreshed token).
+   */
+  async dispatch (session: Session, classified: ClassifiedMessage, principal: Principal | undefined): Promise<void> {
     session.lastActivity = Date.now()
     switch (classified.kind) {
       case 'request':
-        return await this.handleRequest(session, classified.message)
+        return await this.handleRequest(session, classified.message, principal)
       case 'notification':
         return this.handleNotification(session, classified.message)
       case 'response':
@@ -68,7 +75,7 @@ export class Dispatcher {
     }
   }
 
-  private async handleRequest (session: Session, request: JsonRpcRequest): Promise<void> {
+  private async handleRequest (session: Session, request: JsonRpcRequest, principal: Principal | undefined): Promise<void> {
     // A modern session was admitted by the ladder (protocol/modern/ladder.ts) and is ready by construction.
     const modern = session.era === 'modern'
     const method = (modern ? MODERN_METHODS : METHODS).get(request.method)
@@ -83,7 +90,7 @@ export class Dispatcher {
     const params = request.params ?? {}
     const inflight = session.beginRequest(request.id)
     const meta = params._meta as Record<string, unknown> | undefined
-    const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs)
+    const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs, principal)
     const env: MethodEnv = { registry: this.registry, session, ctx, server: this.options, logger: this.options.logger, limits: this.limits }
     try {
       const result = await method(params, env)

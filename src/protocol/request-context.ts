@@ -13,6 +13,8 @@ import { LATEST_PROTOCOL_VERSION, supports } from './versions.js'
 export class RequestContext implements HandlerContext {
   readonly requestId: JsonRpcId
   readonly meta: Record<string, unknown> | undefined
+  /** The principal verified for this request (not the one that opened the session). */
+  readonly auth: Principal | undefined
   /** Template variables, for resource handlers. */
   params: Record<string, string> = {}
   private readonly sessionRef: Session
@@ -20,8 +22,9 @@ export class RequestContext implements HandlerContext {
   private readonly requestTimeoutMs: number
   private lastProgress = -Infinity
 
-  constructor (session: Session, requestId: JsonRpcId, inflight: InflightRequest, meta: Record<string, unknown> | undefined, requestTimeoutMs: number) {
+  constructor (session: Session, requestId: JsonRpcId, inflight: InflightRequest, meta: Record<string, unknown> | undefined, requestTimeoutMs: number, auth: Principal | undefined) {
     this.sessionRef = session
+    this.auth = auth
     this.requestId = requestId
     this.inflight = inflight
     this.meta = meta
@@ -40,10 +43,6 @@ export class RequestContext implements HandlerContext {
 
   get session (): string {
     return this.sessionRef.id
-  }
-
-  get auth (): Principal | undefined {
-    return this.sessionRef.principal
   }
 
   get protocolVersion (): string {

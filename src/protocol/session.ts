@@ -58,6 +58,10 @@ export type SessionEra = 'legacy' | 'modern'
  */
 export class Session {
   readonly id: string
+  /**
+   * Who opened the session: the session is bound to this identity (see `samePrincipal`). Not the
+   * caller of a request, whose own principal the dispatcher is given with each message.
+   */
   readonly principal: Principal | undefined
   state: SessionState = 'new'
   era: SessionEra = 'legacy'

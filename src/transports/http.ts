@@ -1,8 +1,10 @@
+import type { ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { createAuthGuard, type AuthGuard } from '../auth/index.js'
 import type { McpCore } from '../protocol/core.js'
 import type { ResolvedAuthOptions, ResolvedPluginOptions } from '../schemas/resolve.js'
 import { createCorsPolicy } from './cors.js'
+import { endAtDeadline } from './expiry.js'
 import { createOriginGuard } from './guards.js'
 import { startIdleSweep } from './idle.js'
 import { transportErrorHandler } from './replies.js'
@@ -26,6 +28,11 @@ export interface HttpKit {
   readonly streams: StreamSet
   /** `path` as clients must address it (the child's prefix included). */
   readonly url: (path: string) => string
+  /**
+   * Calls `end` when the credential `request` was verified with expires, unless `res` closed
+   * first: a stream opened with a token must not outlive it (the client comes back with a valid one).
+   */
+  readonly endWithCredential: (request: FastifyRequest, res: ServerResponse, end: () => void) => void
 }
 
 /**
@@ -70,7 +77,11 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
     streams.closeAll()
     await auth?.close()
   })
-  return { routeOptions: () => routeOptions(), auth, streams, url }
+  const endWithCredential = (request: FastifyRequest, res: ServerResponse, end: () => void): void => {
+    const principal = request.mcpPrincipal
+    if (auth !== undefined && principal !== undefined) endAtDeadline(res, auth.validUntil(principal), end)
+  }
+  return { routeOptions: () => routeOptions(), auth, streams, url, endWithCredential }
 }
 
 /**

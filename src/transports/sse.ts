@@ -55,6 +55,8 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
     session.onClose(() => { sessions.delete(id) })
     // The client went away: handlers in flight see ctx.signal abort, the session disappears.
     reply.raw.once('close', () => { session?.close('client disconnected') })
+    // The stream is the session here: its token expiring ends both.
+    http.endWithCredential(request, reply.raw, () => { session?.close('the credential expired') })
   }
 
   const receiveMessage = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
@@ -71,7 +73,7 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
     const classified = classifyMessage(request.body)
     if (classified.kind === 'invalid') throw new InvalidMessageError(classified.reason)
     // Accepted now; the answer goes out on the event stream when the handler finishes.
-    core.dispatcher.dispatch(session, classified).catch(
+    core.dispatcher.dispatch(session, classified, request.mcpPrincipal).catch(
       /* c8 ignore next: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
       (error: unknown) => { request.log.error({ err: error }, 'MCP dispatch failed') })
     return await reply.code(202).type('text/plain; charset=utf-8').send('Accepted')

@@ -122,7 +122,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
 
   const dispatch = async (request: FastifyRequest, session: Session, classified: ClassifiedMessage): Promise<void> => {
     try {
-      await core.dispatcher.dispatch(session, classified)
+      await core.dispatcher.dispatch(session, classified, request.mcpPrincipal)
     } catch (error) {
       /* c8 ignore next 2: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
       request.log.error({ err: error }, 'MCP dispatch failed')
@@ -270,6 +270,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
       if (plan === undefined) throw new InvalidMessageError('Last-Event-ID is not an event this session can replay')
       reply.hijack()
       channel.resume(plan, reply.raw, reply.getHeaders() as OutgoingHttpHeaders)
+      http.endWithCredential(request, reply.raw, () => { reply.raw.end() })
       return reply
     }
     if (channel.hasStandalone) throw new StreamConflictError('this session already has a GET stream open')
@@ -277,6 +278,8 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     // Gone before we got here: no 'close' would ever come to free the stream slot.
     if (reply.raw.socket === null || reply.raw.socket.destroyed) return reply
     channel.openStandalone(reply.raw, reply.getHeaders() as OutgoingHttpHeaders)
+    // A GET stream ends with its token; the session does not: the client reopens the stream with a fresh one.
+    http.endWithCredential(request, reply.raw, () => { reply.raw.end() })
     return reply
   }
 

@@ -24,11 +24,11 @@ export function memoryCore (options: { pageSize?: number, requestTimeoutMs?: num
     let nextId = 1
     async function request (method: string, params?: Record<string, unknown>): Promise<any> {
       const id = nextId++
-      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }))
+      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }), undefined)
       return sent.find((message) => message.id === id)
     }
     async function notify (method: string, params?: Record<string, unknown>): Promise<void> {
-      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }))
+      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }), undefined)
     }
     async function initialize (protocolVersion = '2025-11-25', capabilities: Record<string, unknown> = {}): Promise<any> {
       return await request('initialize', { protocolVersion, capabilities, clientInfo: { name: 'mem', version: '0' } })
