@@ -15,7 +15,7 @@ const { publicKey: PUBLIC_PEM, privateKey: PRIVATE_PEM } = generateKeyPairSync('
 
 const HTTP_DEFAULTS = {
   port: 8080, host: '127.0.0.1', endpoint: '/sse', messageEndpoint: '/messages', streamableEndpoint: '/mcp',
-  bodyLimit: 4194304, maxSessions: 10000, maxQueuedBytes: 4194304, keepAliveIntervalMs: 15000,
+  bodyLimit: 4194304, maxSessions: 10000, maxSessionsPerClient: 100, sessionInitTimeoutMs: 30000, maxQueuedBytes: 4194304, keepAliveIntervalMs: 15000,
   idleTimeoutMs: 1800000, stateless: false, eventStoreSize: 100
 }
 const SERVER_DEFAULTS = {

@@ -305,7 +305,7 @@ export function buildReport ({ config, results, startedAt, elapsedSec, profiles,
     for (const p of profiles) md.push(formatProfile(p), '')
   }
   md.push('## What each server is', '')
-  md.push('- **ours**: `MCPServer` from `dist/`, SSE transport (legacy SSE at /sse + /messages, Streamable HTTP at /mcp), default options except `maxSessions: 20000`; stdio: `MCPServer` with no transport.')
+  md.push('- **ours**: `MCPServer` from `dist/`, SSE transport (legacy SSE at /sse + /messages, Streamable HTTP at /mcp), default options except `maxSessions: 20000` and `maxSessionsPerClient: 20000` (one benchmark client opens every session); stdio: `MCPServer` with no transport.')
   md.push('- **SDK**: `@modelcontextprotocol/sdk` set up as its examples do: legacy SSE as `simpleSseServer.js` (express via `createMcpExpressApp`, one McpServer + SSEServerTransport per GET), Streamable HTTP as `jsonResponseStreamableHttp.js` (stateful, `enableJsonResponse: true`), stdio with `StdioServerTransport`. Per-request `console.log`s of the examples removed. Broadcast = a loop over the per-session servers calling `server.notification()`.')
   md.push('- **baseline**: hand-written `node:http` / stdin-stdout servers with just enough protocol for these workloads (no CORS, Host checks, limits or error contract); broadcast serializes once and writes the same frame to every stream.')
   md.push('- Same tool everywhere: `add({ a: number, b: number })` → `{ content: [{ type: "text", text: String(a + b) }] }`, arguments validated first (TypeBox schema compiled by ours with Ajv and by the baseline with TypeBox\'s compiler; zod for the SDK, its only schema language).')

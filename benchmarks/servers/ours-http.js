@@ -1,6 +1,7 @@
 // Ours over HTTP: one MCPServer serving legacy SSE (/sse + /messages) and, when the transport
-// exists, Streamable HTTP (/mcp), with default options except the session cap (raised so the
-// 10,000-session fan-out is not refused by its own ceiling) and the auth the runner asks for.
+// exists, Streamable HTTP (/mcp), with default options except the session caps (raised so the
+// 10,000-session fan-out, every session from the one benchmark client, is not refused by its own
+// ceiling or by the per-client share) and the auth the runner asks for.
 import { control, ready, unavailable, benchAuth } from './control.js'
 import { AddSchema, ADD_DESCRIPTION, addResult, SERVER_INFO, loadOurs } from './shared.js'
 
@@ -8,7 +9,8 @@ const MCPServer = await loadOurs(unavailable)
 
 if (MCPServer !== undefined) {
   const auth = benchAuth()
-  const options = { port: 0, host: '127.0.0.1', maxSessions: Number(process.env.BENCH_MAX_SESSIONS ?? 20000) }
+  const maxSessions = Number(process.env.BENCH_MAX_SESSIONS ?? 20000)
+  const options = { port: 0, host: '127.0.0.1', maxSessions, maxSessionsPerClient: maxSessions }
   if (auth?.mode === 'apikey') {
     options.auth = { type: 'apikey', options: { keys: auth.keys, headerName: auth.headerName } }
   } else if (auth?.mode === 'jwt-hs256') {

@@ -119,6 +119,19 @@ const httpRouteProperties = {
   bodyLimit: Type.Optional(Type.Integer({ minimum: 1024, default: 4 * MiB })),
   /** Concurrent sessions; further connections get 503 with Retry-After. Default 10000. */
   maxSessions: Type.Optional(Type.Integer({ minimum: 1, default: 10000 })),
+  /**
+   * Concurrent sessions of one client, so that no client can take every slot: with `auth` a
+   * client is its identity (method, issuer, subject); without, its remote address (`request.ip`,
+   * so set Fastify's `trustProxy` behind a proxy; IPv6 by /64 prefix). Further sessions get 429
+   * with Retry-After. In `stateless` mode every request in flight is a session. Default 100.
+   */
+  maxSessionsPerClient: Type.Optional(Type.Integer({ minimum: 1, default: 100 })),
+  /**
+   * A new session is closed unless its client completes initialization within this many
+   * milliseconds: legacy SSE, `initialize` and one more message; Streamable HTTP, a request with
+   * the session id after `initialize`. Default 30000 (30 s).
+   */
+  sessionInitTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, default: 30_000 })),
   /** Outbound bytes buffered per session before a slow client is cut off. Default 4 MiB. */
   maxQueuedBytes: Type.Optional(Type.Integer({ minimum: 1024, default: 4 * MiB })),
   /** Interval of keep-alive comments on open streams, in milliseconds. Default 15000. */

@@ -26,6 +26,7 @@ export type ResolvedAuthOptions =
   | { type: 'apikey', options: Filled<ApiKeyAuthOptions, 'headerName'> }
   | { type: 'oauth', options: Filled<OAuthAuthOptions, 'discoveryTimeoutMs' | 'introspectionCacheSize'> }
 type RouteDefaults = 'endpoint' | 'messageEndpoint' | 'streamableEndpoint' | 'bodyLimit' | 'maxSessions' |
+  'maxSessionsPerClient' | 'sessionInitTimeoutMs' |
   'maxQueuedBytes' | 'keepAliveIntervalMs' | 'idleTimeoutMs' | 'stateless' | 'eventStoreSize'
 type IdentityDefaults = 'name' | 'version' | 'pageSize' | 'requestTimeoutMs' | 'maxUriBytes' | 'protocols' | 'cache'
 type MutableHttp = Filled<Omit<HttpTransportOptions, 'auth'>, RouteDefaults | 'port' | 'host'> & { auth?: ResolvedAuthOptions }

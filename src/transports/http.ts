@@ -8,6 +8,7 @@ import { endAtDeadline } from './expiry.js'
 import { createOriginGuard } from './guards.js'
 import { startIdleSweep } from './idle.js'
 import { transportErrorHandler } from './replies.js'
+import { SessionLimits } from './session-limits.js'
 import { StreamSet } from './sse-stream.js'
 
 /** Route options every MCP route carries. */
@@ -26,6 +27,8 @@ export interface HttpKit {
   readonly auth: AuthGuard | undefined
   /** Open event streams: one keep-alive timer for all, destroyed on close. */
   readonly streams: StreamSet
+  /** Session slots, overall and per client, and the deadline of sessions not initialized yet. */
+  readonly limits: SessionLimits
   /** `path` as clients must address it (the child's prefix included). */
   readonly url: (path: string) => string
   /**
@@ -72,8 +75,10 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
 
   const streams = new StreamSet(options.keepAliveIntervalMs)
   const stopSweep = startIdleSweep(core, options.idleTimeoutMs)
+  const limits = new SessionLimits(core, options)
   app.addHook('onClose', async () => {
     stopSweep()
+    limits.close()
     streams.closeAll()
     await auth?.close()
   })
@@ -81,7 +86,7 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
     const principal = request.mcpPrincipal
     if (auth !== undefined && principal !== undefined) endAtDeadline(res, auth.validUntil(principal), end)
   }
-  return { routeOptions: () => routeOptions(), auth, streams, url, endWithCredential }
+  return { routeOptions: () => routeOptions(), auth, streams, limits, url, endWithCredential }
 }
 
 /**

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { BodyTooLargeError, ParseError, UnsupportedMediaTypeError } from '../errors.js'
 import { ErrorCode, failure } from '../protocol/jsonrpc.js'
 
-/** Seconds a client is asked to wait before retrying when the server is at capacity. */
+/** Seconds a client is asked to wait before retrying when the server, or its share of it, is full. */
 export const RETRY_AFTER_SECONDS = 5
 
 /** A transport failure: HTTP status, JSON-RPC code and a message that never echoes the request. */
@@ -21,6 +21,7 @@ const JSON_RPC_CODES: Readonly<Record<string, number>> = {
   FST_MCP_FORBIDDEN_ORIGIN: ErrorCode.ConnectionClosed,
   FST_MCP_FOREIGN_SESSION: ErrorCode.ConnectionClosed,
   FST_MCP_AT_CAPACITY: ErrorCode.ConnectionClosed,
+  FST_MCP_SESSION_QUOTA: ErrorCode.ConnectionClosed,
   FST_MCP_NOT_ACCEPTABLE: ErrorCode.ConnectionClosed,
   FST_MCP_METHOD_NOT_ALLOWED: ErrorCode.ConnectionClosed
 }
@@ -34,10 +35,10 @@ export function jsonRpcCodeOf (error: TransportError): number {
 
 /**
  * Answers with the error contract: the status, a JSON-RPC error body with
- * `id: null`, and `Retry-After` on 503. The one place that writes these bodies.
+ * `id: null`, and `Retry-After` on 503 and 429. The one place that writes these bodies.
  */
 export function sendTransportError (reply: FastifyReply, error: TransportError): FastifyReply {
-  if (error.statusCode === 503) reply.header('Retry-After', String(RETRY_AFTER_SECONDS))
+  if (error.statusCode === 503 || error.statusCode === 429) reply.header('Retry-After', String(RETRY_AFTER_SECONDS))
   return reply
     .code(error.statusCode)
     .type('application/json; charset=utf-8')

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  AtCapacityError, ForeignSessionError, InvalidMessageError, MissingSessionError, UnknownSessionError, UnsupportedMediaTypeError
+  ForeignSessionError, InvalidMessageError, MissingSessionError, UnknownSessionError, UnsupportedMediaTypeError
 } from '../errors.js'
 import type { McpCore } from '../protocol/core.js'
 import { classifyMessage } from '../protocol/jsonrpc.js'
@@ -27,7 +27,7 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
   const messageUrl = http.url(options.messageEndpoint)
 
   const openStream = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (core.sessionCount >= options.maxSessions) throw new AtCapacityError()
+    const client = http.limits.admit(request)
     // Gone before we got here: no 'close' would ever come to end a session opened now.
     if (reply.raw.socket === null || reply.raw.socket.destroyed) {
       reply.hijack()
@@ -51,6 +51,8 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
     stream.event('endpoint', `${messageUrl}?sessionId=${id}`)
     sessions.set(id, session)
     core.addSession(session)
+    http.limits.track(session, client)
+    http.limits.expectClient(session)
     http.streams.add(stream)
     session.onClose(() => { sessions.delete(id) })
     // The client went away: handlers in flight see ctx.signal abort, the session disappears.
@@ -68,6 +70,8 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
     // A session leaves the map as it closes: an ended session is an unknown one.
     if (session === undefined) throw new UnknownSessionError()
     if (!samePrincipal(session.principal, request.mcpPrincipal)) throw new ForeignSessionError()
+    // Initialized, and the client is back with more: the session is in use.
+    if (session.state === 'ready') http.limits.established(session)
     // No Content-Type and no body: nothing was parsed, and only JSON is accepted.
     if (request.body === undefined) throw new UnsupportedMediaTypeError()
     const classified = classifyMessage(request.body)

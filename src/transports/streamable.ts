@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  AtCapacityError, ForeignSessionError, InvalidMessageError, MethodNotAllowedError, StreamConflictError,
+  ForeignSessionError, InvalidMessageError, MethodNotAllowedError, StreamConflictError,
   UnknownSessionError, UnsupportedMediaTypeError
 } from '../errors.js'
 import type { McpCore } from '../protocol/core.js'
@@ -100,12 +100,13 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
   }
 
   const newSession = (request: FastifyRequest): Entry => {
-    if (core.sessionCount >= options.maxSessions) throw new AtCapacityError()
+    const client = http.limits.admit(request)
     const channel = new StreamableChannel(env)
     const session = new Session(randomUUID(), channel, request.mcpPrincipal)
     channel.bind(session)
     // Counted at once (capacity), but a 'new' session receives no broadcast.
     core.addSession(session)
+    http.limits.track(session, client)
     return { session, channel }
   }
 
@@ -116,6 +117,8 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     if (entry === undefined) throw new UnknownSessionError()
     if (!samePrincipal(entry.session.principal, request.mcpPrincipal)) throw new ForeignSessionError()
     checkProtocolVersion(request)
+    // The client came back with its session id: initialization is complete.
+    http.limits.established(entry.session)
     entry.session.lastActivity = Date.now()
     return entry
   }
@@ -203,6 +206,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     if (session.state === 'ready') {
       sessions.set(session.id, entry)
       session.onClose(() => { sessions.delete(session.id) })
+      http.limits.expectClient(session)
       reply.header('Mcp-Session-Id', session.id)
     } else {
       session.close('initialize failed')
