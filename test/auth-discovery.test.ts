@@ -12,7 +12,7 @@ import { sendAuthFailure } from '../src/auth/strategy.js'
 import type { OAuthAuthOptions } from '../src/schemas/config.js'
 import { resolvePluginOptions } from '../src/schemas/resolve.js'
 import { assertRefused, bearer, guardApp } from './helpers/auth-app.js'
-import { makeKey, nowSeconds, signHmac, signWith, type TestKey } from './helpers/auth-keys.js'
+import { makeKey, nowSeconds, signAccessToken, signHmac, signWith, type TestKey } from './helpers/auth-keys.js'
 import { startFakeAuthorizationServer, type FakeAuthorizationServer, type Scripted } from './fixtures/auth-fake-as.js'
 
 const SECRET = 'resource-server-secret-0123456789'
@@ -23,7 +23,7 @@ async function fakeAs (t: Test): Promise<FakeAuthorizationServer> {
   return as
 }
 const options = (issuerUrl: string, extra: Partial<OAuthAuthOptions> = {}): { type: 'oauth', options: OAuthAuthOptions } =>
-  ({ type: 'oauth', options: { issuerUrl, clientId: 'rs client:1', clientSecret: SECRET, ...extra } })
+  ({ type: 'oauth', options: { issuerUrl, clientId: 'rs client:1', clientSecret: SECRET, audience: 'mcp', ...extra } })
 
 /** Boot failure of createAuthGuard, as the coded error. */
 async function bootError (issuerUrl: string, extra: Partial<OAuthAuthOptions> = {}): Promise<Error & { code?: string }> {
@@ -86,7 +86,7 @@ t.test('introspection: Basic client authentication, RFC 7662 form body, and the 
   const { app } = await guardApp(t, options(as.origin, { discoveryTimeoutMs: 300 }))
   const answer = (body: Record<string, unknown>): void => { as.routes.set('/introspect', { status: 200, body }) }
 
-  answer({ active: true, sub: 'u1', scope: 'a b', exp: nowSeconds() + 60, iss: as.origin })
+  answer({ active: true, sub: 'u1', scope: 'a b', exp: nowSeconds() + 60, iss: as.origin, aud: 'mcp' })
   const res = await app.inject({ url: '/sse', headers: bearer('opaque-token-1') })
   t.equal(res.statusCode, 200)
   t.same(res.json().principal.scopes, ['a', 'b'])
@@ -100,10 +100,18 @@ t.test('introspection: Basic client authentication, RFC 7662 form body, and the 
   const refused: Array<[Record<string, unknown>, RegExp]> = [
     [{ active: false }, /not active/],
     [{ active: 'true', sub: 'u' }, /not active/],
-    [{ active: true, sub: 'u', exp: nowSeconds() - 60 }, /expired/],
-    [{ active: true, sub: 'u', nbf: nowSeconds() + 60 }, /not valid yet/],
-    [{ active: true, sub: 'u', iss: 'https://other.test' }, /issuer/],
-    [{ active: true }, /no subject/]
+    [{ active: true, sub: 'u', aud: 'mcp', exp: nowSeconds() - 60 }, /expired/],
+    [{ active: true, sub: 'u', aud: 'mcp', nbf: nowSeconds() + 60 }, /not valid yet/],
+    [{ active: true, sub: 'u', aud: 'mcp', iss: 'https://other.test' }, /issuer/],
+    [{ active: true, sub: 'u', aud: 'other-api' }, /audience/],
+    [{ active: true, sub: 'u' }, /audience/],
+    [{ active: true, aud: 'mcp' }, /no subject/],
+    // An expiry that is not a number is a broken answer, not "never expires".
+    [{ active: true, sub: 'u', aud: 'mcp', exp: String(nowSeconds() + 60) }, /malformed time claim/],
+    [{ active: true, sub: 'u', aud: 'mcp', exp: null }, /malformed time claim/],
+    [{ active: true, sub: 'u', aud: 'mcp', exp: 'never' }, /malformed time claim/],
+    [{ active: true, sub: 'u', aud: 'mcp', nbf: '0' }, /malformed time claim/],
+    [{ active: true, sub: 'u', aud: 'mcp', iat: {} }, /malformed time claim/]
   ]
   for (const [index, [body, description]] of refused.entries()) {
     answer(body)
@@ -139,7 +147,7 @@ t.test('inactive answers are cached for seconds only', async (t) => {
   await app.inject({ url: '/sse', headers: bearer('tok') })
   await app.inject({ url: '/sse', headers: bearer('tok') })
   t.equal(as.count('/introspect'), 1)
-  as.routes.set('/introspect', { status: 200, body: { active: true, sub: 'late' } })
+  as.routes.set('/introspect', { status: 200, body: { active: true, sub: 'late', aud: 'mcp' } })
   await sleep(5100)
   t.equal((await app.inject({ url: '/sse', headers: bearer('tok') })).statusCode, 200, 'asked again after 5 s')
   t.equal(as.count('/introspect'), 2)
@@ -152,12 +160,18 @@ t.test('JWT access tokens from the discovered key set: asymmetric, issuer, expir
   as.routes.set('/jwks', { status: 200, body: { keys: [key.jwk] } })
   const { app } = await guardApp(t, options(as.origin, { audience: 'mcp' }))
   const claims = { sub: 'u', iss: as.origin, aud: 'mcp', exp: nowSeconds() + 60 }
-  t.equal((await app.inject({ url: '/sse', headers: bearer(signWith(key, claims)) })).statusCode, 200)
+  t.equal((await app.inject({ url: '/sse', headers: bearer(signAccessToken(key, claims)) })).statusCode, 200)
+  t.equal((await app.inject({ url: '/sse', headers: bearer(signAccessToken(key, claims, 'application/AT+JWT')) })).statusCode, 200,
+    'the full media type, in any case')
   const cases: Array<[string, string, RegExp]> = [
     ['HMAC', signHmac(SECRET, claims), /algorithm/],
-    ['no exp', signWith(key, { ...claims, exp: undefined }), /no expiry/],
-    ['other issuer', signWith(key, { ...claims, iss: 'https://other.test' }), /issuer/],
-    ['no aud', signWith(key, { ...claims, aud: undefined }), /audience/]
+    ['no exp', signAccessToken(key, { ...claims, exp: undefined }), /no expiry/],
+    ['other issuer', signAccessToken(key, { ...claims, iss: 'https://other.test' }), /issuer/],
+    ['no aud', signAccessToken(key, { ...claims, aud: undefined }), /audience/],
+    // RFC 9068 §4: an ID token (typ JWT) or any other JWT of the same issuer is no access token.
+    ['typ JWT', signWith(key, claims), /token type/],
+    ['no typ', signWith(key, claims, { header: { typ: undefined } }), /token type/],
+    ['typ dpop+jwt', signAccessToken(key, claims, 'dpop+jwt'), /token type/]
   ]
   for (const [name, token, description] of cases) {
     assertRefused(t, await app.inject({ url: '/sse', headers: bearer(token) }), { status: 401, error: 'invalid_token', description, secrets: [token] })
@@ -166,6 +180,20 @@ t.test('JWT access tokens from the discovered key set: asymmetric, issuer, expir
   // No introspection endpoint: an opaque token cannot be checked.
   assertRefused(t, await app.inject({ url: '/sse', headers: bearer('opaque') }),
     { status: 401, error: 'invalid_token', description: /Opaque tokens are not accepted/, secrets: [] })
+})
+
+t.test('allowGenericJwtTyp: typ JWT (or none) accepted for providers that issue it; other types still refused', async (t) => {
+  const as = await fakeAs(t)
+  const key = makeKey('RS256', 'as-1')
+  as.routes.set('/.well-known/oauth-authorization-server', { status: 200, body: { issuer: as.origin, jwks_uri: `${as.origin}/jwks` } })
+  as.routes.set('/jwks', { status: 200, body: { keys: [key.jwk] } })
+  const { app } = await guardApp(t, options(as.origin, { allowGenericJwtTyp: true }))
+  const claims = { sub: 'u', iss: as.origin, aud: 'mcp', exp: nowSeconds() + 60 }
+  const status = async (token: string): Promise<number> => (await app.inject({ url: '/sse', headers: bearer(token) })).statusCode
+  t.equal(await status(signWith(key, claims)), 200, 'typ JWT')
+  t.equal(await status(signWith(key, claims, { header: { typ: undefined } })), 200, 'no typ')
+  t.equal(await status(signAccessToken(key, claims)), 200, 'at+jwt still')
+  t.equal(await status(signAccessToken(key, claims, 'dpop+jwt')), 401, 'another type is not')
 })
 
 t.test('no key set published: JWT access tokens cannot be checked', async (t) => {
@@ -201,7 +229,7 @@ t.test('metadata is refreshed in the background; a failed refresh keeps the last
   }, async (request) => ({ principal: request.mcpPrincipal }))
   t.teardown(async () => { controller.abort(); strategy.close(); await app.close() })
   const status = async (key: TestKey, sub: string): Promise<number> =>
-    (await app.inject({ url: '/sse', headers: bearer(signWith(key, { sub, iss: as.origin, exp: nowSeconds() + 60 })) })).statusCode
+    (await app.inject({ url: '/sse', headers: bearer(signAccessToken(key, { sub, iss: as.origin, aud: 'mcp', exp: nowSeconds() + 60 })) })).statusCode
 
   t.equal(await status(k1, 'a'), 200)
   const discovered = as.count('/.well-known/oauth-authorization-server')

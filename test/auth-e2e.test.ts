@@ -113,7 +113,7 @@ t.test('start() rejects with FST_MCP_AUTH_DISCOVERY_FAILED when the issuer canno
     logLevel: 'silent',
     transport: {
       type: 'sse',
-      options: { port: 0, auth: { type: 'oauth', options: { issuerUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 'do-not-show-me', discoveryTimeoutMs: 1000 } } }
+      options: { port: 0, auth: { type: 'oauth', options: { issuerUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 'do-not-show-me', audience: 'mcp', discoveryTimeoutMs: 1000 } } }
     }
   })
   const error = await server.start().then(() => undefined, (e: unknown) => e as Error & { code: string })

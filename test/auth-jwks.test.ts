@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { assertRefused, bearer, guardApp } from './helpers/auth-app.js'
-import { makeKey, signWith, startJwksServer, type JwksServer, type TestKey } from './helpers/auth-keys.js'
+import { makeKey, nowSeconds, signWith, startJwksServer, type JwksServer, type TestKey } from './helpers/auth-keys.js'
 
 /** A little over the client's refetch cooldown (2 s). */
 const COOLDOWN = 2100
@@ -12,7 +12,7 @@ const COOLDOWN = 2100
 async function jwksApp (t: Test, server: JwksServer, algorithms: Array<'RS256' | 'RS384' | 'ES256'> = ['RS256']): ReturnType<typeof guardApp> {
   return await guardApp(t, { type: 'jwt', options: { jwksUri: server.url, algorithms, issuer: 'https://idp.test' } })
 }
-const claims = (sub: string): Record<string, unknown> => ({ sub, iss: 'https://idp.test' })
+const claims = (sub: string): Record<string, unknown> => ({ sub, iss: 'https://idp.test', exp: nowSeconds() + 300 })
 
 t.test('keys rotate without restart: an unknown kid refetches the set, at most once per cooldown', async (t) => {
   const k1 = makeKey('RS256', 'k1')

@@ -35,7 +35,7 @@ t.test('HS256 secret: the principal carries subject, scopes, claims and expiry',
 })
 
 t.test('HS384 and HS512 when allowed; a token without iss has no issuer; scp lists scopes', async (t) => {
-  const { app } = await guardApp(t, { type: 'jwt', options: { secret: SECRET, algorithms: ['HS384', 'HS512'] } })
+  const { app } = await guardApp(t, { type: 'jwt', options: { secret: SECRET, algorithms: ['HS384', 'HS512'], requireExp: false } })
   for (const alg of ['HS384', 'HS512'] as const) {
     const res = await app.inject({ url: '/sse', headers: bearer(signHmac(SECRET, { sub: 'bob', scp: ['a', 'b', 3] }, alg)) })
     t.equal(res.statusCode, 200, alg)
@@ -48,11 +48,22 @@ t.test('HS384 and HS512 when allowed; a token without iss has no issuer; scp lis
   assertRefused(t, hs256, { status: 401, error: 'invalid_token', description: /algorithm/, secrets: [SECRET] })
 })
 
+t.test('a token without exp is refused unless requireExp is false', async (t) => {
+  const token = signHmac(SECRET, { sub: 'forever' })
+  const strict = await guardApp(t, { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'] } })
+  assertRefused(t, await strict.app.inject({ url: '/sse', headers: bearer(token) }),
+    { status: 401, error: 'invalid_token', description: /^The token has no expiry$/, secrets: [SECRET, token] })
+  const lenient = await guardApp(t, { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'], requireExp: false } })
+  const res = await lenient.app.inject({ url: '/sse', headers: bearer(token) })
+  t.equal(res.statusCode, 200, 'allowed when configured')
+  t.notOk('expiresAt' in res.json().principal)
+})
+
 t.test('a client_id stands in for a missing sub, as a client identity; a token with neither is refused', async (t) => {
   const { app } = await guardApp(t, { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'] } })
-  const client = await app.inject({ url: '/sse', headers: bearer(signHmac(SECRET, { client_id: 'svc', iss: 'x' })) })
+  const client = await app.inject({ url: '/sse', headers: bearer(signHmac(SECRET, { client_id: 'svc', iss: 'x', exp: nowSeconds() + 60 })) })
   t.match(client.json().principal, { kind: 'client', issuer: 'x', subject: 'svc' })
-  const token = signHmac(SECRET, { iss: 'x' })
+  const token = signHmac(SECRET, { iss: 'x', exp: nowSeconds() + 60 })
   assertRefused(t, await app.inject({ url: '/sse', headers: bearer(token) }),
     { status: 401, error: 'invalid_token', description: /no subject/, secrets: [SECRET, token] })
 })
@@ -61,12 +72,12 @@ for (const alg of ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA'] as AsymmetricAlg
   t.test(`publicKey + ${alg}`, async (t) => {
     const key = makeKey(alg, 'k1')
     const { app } = await guardApp(t, { type: 'jwt', options: { publicKey: key.publicPem, algorithms: [alg], issuer: ISSUER } })
-    const res = await app.inject({ url: '/sse', headers: bearer(signWith(key, { sub: 'carol', iss: ISSUER }, { kid: null })) })
+    const res = await app.inject({ url: '/sse', headers: bearer(signWith(key, { sub: 'carol', iss: ISSUER, exp: nowSeconds() + 60 }, { kid: null })) })
     t.equal(res.statusCode, 200)
     t.match(res.json().principal, { issuer: ISSUER, subject: 'carol' })
     // Another key of the same type: a valid signature, but not by our key.
     const other = makeKey(alg, 'k2')
-    const forged = signWith(other, { sub: 'carol', iss: ISSUER })
+    const forged = signWith(other, { sub: 'carol', iss: ISSUER, exp: nowSeconds() + 60 })
     assertRefused(t, await app.inject({ url: '/sse', headers: bearer(forged) }),
       { status: 401, error: 'invalid_token', description: /signature/, secrets: [forged] })
   })
@@ -109,8 +120,8 @@ t.test('exp and nbf honour clockToleranceSeconds', async (t) => {
     (await app.inject({ url: '/sse', headers: bearer(signHmac(SECRET, { sub: 's', ...claims })) })).statusCode
   t.equal(await ok({ exp: nowSeconds() - 10 }), 200, 'expired 10 s ago, within 30 s tolerance')
   t.equal(await ok({ exp: nowSeconds() - 60 }), 401, 'expired 60 s ago')
-  t.equal(await ok({ nbf: nowSeconds() + 10 }), 200, 'valid in 10 s, within tolerance')
-  t.equal(await ok({ nbf: nowSeconds() + 60 }), 401, 'valid in 60 s')
+  t.equal(await ok({ nbf: nowSeconds() + 10, exp: nowSeconds() + 600 }), 200, 'valid in 10 s, within tolerance')
+  t.equal(await ok({ nbf: nowSeconds() + 60, exp: nowSeconds() + 600 }), 401, 'valid in 60 s')
   const oddExp = forge({ alg: 'HS256', typ: 'JWT' }, { sub: 's', exp: 'tomorrow' }, SECRET)
   t.equal((await app.inject({ url: '/sse', headers: bearer(oddExp) })).json().error_description,
     'The token has a malformed time claim')

@@ -29,7 +29,7 @@ const withAuth = (type: string, options: Record<string, unknown>, extra = {}): u
 const jwt = (options: Record<string, unknown>): unknown => withAuth('jwt', options)
 const apikey = (options: Record<string, unknown>): unknown => withAuth('apikey', options)
 const oauth = (options: Record<string, unknown>): unknown =>
-  withAuth('oauth', { issuerUrl: 'https://auth.example.com', clientId: 'mcp', clientSecret: SECRET, ...options })
+  withAuth('oauth', { issuerUrl: 'https://auth.example.com', clientId: 'mcp', clientSecret: SECRET, audience: 'mcp', ...options })
 
 function httpOf (resolved: ResolvedServerOptions): ResolvedHttpTransportOptions {
   if (resolved.transport.type !== 'sse') throw new Error('expected an sse transport')
@@ -62,7 +62,7 @@ t.test('sse without options gets every HTTP default', async (t) => {
 t.test('every auth shape of the spec is accepted with its defaults', async (t) => {
   const cases: Array<[string, unknown, Record<string, unknown>]> = [
     ['jwt shared secret', jwt({ secret: SECRET, algorithms: ['HS256'], issuer: 'https://id.example.com', audience: 'mcp' }),
-      { clockToleranceSeconds: 5, maxTokenBytes: 8192, issuer: 'https://id.example.com', audience: 'mcp' }],
+      { clockToleranceSeconds: 5, maxTokenBytes: 8192, requireExp: true, issuer: 'https://id.example.com', audience: 'mcp' }],
     ['jwt public key', jwt({ publicKey: PUBLIC_PEM, algorithms: ['RS256'], issuer: 'https://id.example.com' }),
       { publicKey: PUBLIC_PEM, clockToleranceSeconds: 5 }],
     ['jwt key set', jwt({ jwksUri: 'https://id.example.com/.well-known/jwks.json', algorithms: ['RS256', 'ES256'], audience: 'mcp' }),
@@ -72,7 +72,11 @@ t.test('every auth shape of the spec is accepted with its defaults', async (t) =
     ['apikey query parameter', apikey({ keys: [KEY, `${KEY}-2`], headerName: 'X-Mcp-Key', queryParam: 'api_key' }),
       { headerName: 'X-Mcp-Key', queryParam: 'api_key' }],
     ['oauth', oauth({ audience: 'mcp', scopes: ['mcp:tools', 'read'], resource: 'https://mcp.example.com/mcp' }),
-      { discoveryTimeoutMs: 5000, introspectionCacheSize: 10000, scopes: ['mcp:tools', 'read'] }],
+      { discoveryTimeoutMs: 5000, introspectionCacheSize: 10000, allowGenericJwtTyp: false, scopes: ['mcp:tools', 'read'] }],
+    ['oauth with resource only', withAuth('oauth', { issuerUrl: 'https://auth.example.com', clientId: 'mcp', clientSecret: SECRET, resource: 'https://mcp.example.com/mcp' }),
+      { resource: 'https://mcp.example.com/mcp' }],
+    ['jwt without exp allowed', jwt({ secret: SECRET, algorithms: ['HS256'], requireExp: false }), { requireExp: false }],
+    ['oauth accepting typ JWT', oauth({ allowGenericJwtTyp: true }), { allowGenericJwtTyp: true }],
     ['oauth on localhost', oauth({ issuerUrl: 'http://localhost:8081' }), { issuerUrl: 'http://localhost:8081' }]
   ]
   for (const [name, input, expected] of cases) {
@@ -154,7 +158,10 @@ const refusals: Array<[string, unknown, string, RegExp]> = [
   ['oauth client secret missing', withAuth('oauth', { issuerUrl: 'https://auth.example.com', clientId: 'mcp' }), 'transport.options.auth.options.clientSecret', /required/],
   ['oauth scope with a space', oauth({ scopes: ['read write'] }), 'transport.options.auth.options.scopes[0]', /no spaces/],
   ['oauth empty scope', oauth({ scopes: ['read', ''] }), 'transport.options.auth.options.scopes[1]', /empty scope/],
-  ['oauth resource not absolute', oauth({ resource: 'mcp.example.com' }), 'transport.options.auth.options.resource', /absolute URL/]
+  ['oauth resource not absolute', oauth({ resource: 'mcp.example.com' }), 'transport.options.auth.options.resource', /absolute URL/],
+  ['oauth without audience or resource', withAuth('oauth', { issuerUrl: 'https://auth.example.com', clientId: 'mcp', clientSecret: SECRET }),
+    'transport.options.auth.options.audience', /required \(or resource\): .*issued for any other API would be accepted/],
+  ['jwt requireExp not a boolean', jwt({ secret: SECRET, algorithms: ['HS256'], requireExp: 'no' }), 'transport.options.auth.options.requireExp', /true or false/]
 ]
 
 t.test('each rule refuses with its path and a message that explains', async (t) => {

@@ -112,6 +112,13 @@ export class Introspector {
 
   #judge (claims: Record<string, unknown>, now: number): Answer {
     if (claims.active !== true) return invalidToken('The token is not active')
+    // A time claim that is not a number is a broken answer, not "no expiry" (RFC 7662 §2.2: NumericDate).
+    for (const name of ['exp', 'nbf', 'iat']) {
+      const value = claims[name]
+      if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+        return invalidToken('The token has a malformed time claim')
+      }
+    }
     if (typeof claims.exp === 'number' && claims.exp * 1000 + CLOCK_TOLERANCE_MS <= now) {
       return invalidToken('The token has expired')
     }

@@ -15,6 +15,8 @@ type JwtOptions = AuthMethodOptions<'jwt'>
 export interface JoseHeader {
   alg: string
   kid?: string
+  /** The media type of the token (RFC 7515 §4.1.9), lower-cased. */
+  typ?: string
 }
 
 // Compact JWS: three base64url segments, the signature possibly empty (alg none, refused later).
@@ -26,10 +28,14 @@ export function decodeHeader (token: string): JoseHeader | undefined {
   try {
     const header: unknown = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8'))
     if (typeof header !== 'object' || header === null) return undefined
-    const { alg, kid } = header as { alg?: unknown, kid?: unknown }
+    const { alg, kid, typ } = header as { alg?: unknown, kid?: unknown, typ?: unknown }
     if (typeof alg !== 'string') return undefined
     if (kid !== undefined && typeof kid !== 'string') return undefined
-    return kid === undefined ? { alg } : { alg, kid }
+    if (typ !== undefined && typeof typ !== 'string') return undefined
+    const decoded: JoseHeader = { alg }
+    if (kid !== undefined) decoded.kid = kid
+    if (typ !== undefined) decoded.typ = typ.toLowerCase()
+    return decoded
   } catch {
     return undefined
   }
@@ -45,6 +51,8 @@ export interface JwtCheck {
   audience?: string | undefined
   /** Refuse tokens without `exp` (OAuth access tokens must have one, RFC 9068 §2.2). */
   requireExp: boolean
+  /** The `typ` header values accepted (undefined in the set = no `typ`); unset = any. */
+  types?: ReadonlySet<string | undefined> | undefined
 }
 
 /**
@@ -56,6 +64,7 @@ export async function verifyJwt (token: string, check: JwtCheck): Promise<Record
   if (header === undefined) throw invalidToken('The token is malformed')
   // Before the key lookup: `none`, or an HMAC alg aimed at a public key, never reaches a key.
   if (!check.algorithms.has(header.alg)) throw invalidToken('The token algorithm is not accepted')
+  if (check.types !== undefined && !check.types.has(header.typ)) throw invalidToken('The token type is not accepted')
   const key = await check.keyFor(header)
   const payload = key.verify(header.alg, token)
   if (check.issuer !== undefined && payload.iss !== check.issuer) throw invalidToken('The token issuer is not accepted')
@@ -77,7 +86,7 @@ export function createJwtStrategy (options: JwtOptions, signal: AbortSignal): St
     keyFor: keySource(options, toleranceMs, signal),
     issuer: options.issuer,
     audience: options.audience,
-    requireExp: false
+    requireExp: options.requireExp
   }
   const cache = new TokenCache<Principal>(VERIFIED_TOKEN_CACHE_SIZE)
 

@@ -28,6 +28,12 @@ export interface MetadataTiming {
 const METADATA_TIMING: MetadataTiming = { maxAgeMs: 60 * 60_000, retryMs: 60_000 }
 /** An authorization server signs with its private keys: HMAC access tokens cannot be ours to verify. */
 const ASYMMETRIC = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'])
+/**
+ * RFC 9068 §4: a JWT access token says `typ: at+jwt` (or the full media type); anything else,
+ * an ID token above all, is refused. `allowGenericJwtTyp` adds what many providers issue instead.
+ */
+const ACCESS_TOKEN_TYPES: ReadonlySet<string | undefined> = new Set(['at+jwt', 'application/at+jwt'])
+const LENIENT_TOKEN_TYPES: ReadonlySet<string | undefined> = new Set([...ACCESS_TOKEN_TYPES, 'jwt', 'application/jwt', undefined])
 /** A Host header fit to appear in a URL inside a quoted challenge parameter. */
 const SAFE_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
 
@@ -103,7 +109,8 @@ export async function createOAuthStrategy (options: OAuthOptions, endpoints: rea
       keyFor: async (header) => await keys.resolve(header),
       issuer: md.issuer,
       audience,
-      requireExp: true
+      requireExp: true,
+      types: options.allowGenericJwtTyp ? LENIENT_TOKEN_TYPES : ACCESS_TOKEN_TYPES
     })
     const principal = principalFromClaims('oauth', payload)
     cache.set(cacheKey, principal, cacheUntil(principal, CLOCK_TOLERANCE_MS))

@@ -55,7 +55,12 @@ export const JwtAuthOptionsSchema = Type.Object({
   /** Clock skew allowed on `exp`, `nbf` and `iat`, in seconds. Default 5. */
   clockToleranceSeconds: Type.Optional(Type.Integer({ minimum: 0, default: 5 })),
   /** Largest bearer token accepted, in bytes; longer ones are refused before parsing. Default 8192. */
-  maxTokenBytes: Type.Optional(Type.Integer({ minimum: 1, default: 8192 }))
+  maxTokenBytes: Type.Optional(Type.Integer({ minimum: 1, default: 8192 })),
+  /**
+   * Refuse tokens without an `exp` claim: a token that never expires stays valid forever once
+   * leaked. Set false only for tokens your issuer cannot give an expiry. Default true.
+   */
+  requireExp: Type.Optional(Type.Boolean({ default: true }))
 }, strict)
 export type JwtAuthOptions = Static<typeof JwtAuthOptionsSchema>
 
@@ -76,12 +81,27 @@ export const OAuthAuthOptionsSchema = Type.Object({
   clientId: Type.String({ minLength: 1 }),
   /** OAuth client secret of this server. Read it from the environment; never logged. */
   clientSecret: Type.String({ minLength: 1 }),
-  /** Expected audience of access tokens; checked when set. */
+  /**
+   * Expected audience (`aud`) of access tokens: the identifier your authorization server issues
+   * tokens for this server under. This or `resource` is required (a token issued for another API
+   * of the same issuer must be refused, RFC 8707); unset = `resource` is the audience.
+   */
   audience: Type.Optional(Type.String({ minLength: 1 })),
   /** Scopes every access token must carry. Unset = no scope required. */
   scopes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
-  /** Protected resource identifier (absolute URL) advertised in RFC 9728 metadata. Optional. */
+  /**
+   * Protected resource identifier (absolute URL, e.g. `https://mcp.example.com/mcp`) advertised in
+   * RFC 9728 metadata, and the expected audience when `audience` is unset. Unset = derived from
+   * each request's checked Host (never cached publicly).
+   */
   resource: Type.Optional(Type.String({ minLength: 1 })),
+  /**
+   * Also accept JWT access tokens whose header `typ` is `JWT` (or absent), for providers that
+   * do not issue RFC 9068 tokens (`typ: at+jwt`). Leaves an ID token of the same issuer and
+   * audience usable as an access token, so keep it off when your provider issues `at+jwt`.
+   * Default false.
+   */
+  allowGenericJwtTyp: Type.Optional(Type.Boolean({ default: false })),
   /** Timeout of the discovery request to the issuer, in milliseconds. Default 5000. */
   discoveryTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, default: 5000 })),
   /** Introspection results kept in memory (entries); 0 disables the cache. Default 10000. */

@@ -22,9 +22,9 @@ type DeepReadonly<T> = T extends ReadonlyArray<infer U>
 type Filled<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: Exclude<T[P], undefined> }
 
 export type ResolvedAuthOptions =
-  | { type: 'jwt', options: Filled<JwtAuthOptions, 'clockToleranceSeconds' | 'maxTokenBytes'> }
+  | { type: 'jwt', options: Filled<JwtAuthOptions, 'clockToleranceSeconds' | 'maxTokenBytes' | 'requireExp'> }
   | { type: 'apikey', options: Filled<ApiKeyAuthOptions, 'headerName'> }
-  | { type: 'oauth', options: Filled<OAuthAuthOptions, 'discoveryTimeoutMs' | 'introspectionCacheSize'> }
+  | { type: 'oauth', options: Filled<OAuthAuthOptions, 'discoveryTimeoutMs' | 'introspectionCacheSize' | 'allowGenericJwtTyp'> }
 type RouteDefaults = 'endpoint' | 'messageEndpoint' | 'streamableEndpoint' | 'bodyLimit' | 'maxSessions' |
   'maxSessionsPerClient' | 'sessionInitTimeoutMs' |
   'maxQueuedBytes' | 'keepAliveIntervalMs' | 'idleTimeoutMs' | 'stateless' | 'eventStoreSize'

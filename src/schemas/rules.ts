@@ -228,6 +228,11 @@ function apiKeyRules (o: Dict, base: string, add: Add): void {
 
 function oauthRules (o: Dict, base: string, add: Add): void {
   secureUrl(o.issuerUrl, join(base, 'issuerUrl'), add)
+  if (o.audience === undefined && o.resource === undefined) {
+    add(join(base, 'audience'), 'required (or resource): without an expected audience, a token your authorization ' +
+      'server issued for any other API would be accepted here (RFC 8707); set the identifier it puts in "aud" ' +
+      'for this server, such as "https://mcp.example.com/mcp"')
+  }
   if (Array.isArray(o.scopes)) {
     o.scopes.forEach((scope, i) => {
       if (typeof scope !== 'string') return

@@ -46,6 +46,11 @@ export function signWith (key: TestKey, payload: Record<string, unknown>, option
   return sign(payload)
 }
 
+/** An RFC 9068 JWT access token (`typ: at+jwt`), as an OAuth authorization server issues it. */
+export function signAccessToken (key: TestKey, payload: Record<string, unknown>, typ = 'at+jwt'): string {
+  return signWith(key, payload, { header: { typ } })
+}
+
 /** An HMAC-signed token. */
 export function signHmac (secret: string, payload: Record<string, unknown>, alg: 'HS256' | 'HS384' | 'HS512' = 'HS256'): string {
   return createSigner({ key: secret, algorithm: alg, noTimestamp: true })(payload)
