@@ -14,7 +14,8 @@ t.test('bad tool definitions are refused with a coded error', async (t) => {
     ['name with spaces', () => registry.tool({ name: 'two words' }, noop), /name must be 1-128 characters/],
     ['name too long', () => registry.tool({ name: 'x'.repeat(129) }, noop), /name must be 1-128 characters/],
     ['inputSchema not an object schema', () => registry.tool({ name: 'x', inputSchema: Type.String() as never }, noop), /inputSchema must be a JSON Schema with type "object"/],
-    ['outputSchema not an object schema', () => registry.tool({ name: 'x', outputSchema: { type: 'array' } }, noop), /outputSchema must be a JSON Schema with type "object"/]
+    // Any JSON Schema may describe structured results since 2026-07-28 (SEP-2106): only a non-schema is refused.
+    ['outputSchema not a JSON Schema object', () => registry.tool({ name: 'x', outputSchema: [] as never }, noop), /outputSchema must be a JSON Schema object/]
   ]
   for (const [label, register, message] of cases) {
     t.throws(register, { code: 'FST_MCP_INVALID_DEFINITION', message }, label)

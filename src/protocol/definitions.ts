@@ -49,7 +49,11 @@ export interface ToolDefinition<I extends TSchema | JsonSchema = JsonSchema, O e
   description?: string
   /** Arguments schema: TypeBox (handler args typed) or plain JSON Schema, sent to clients as given. Default: an empty object schema. */
   inputSchema?: I
-  /** When set, results must carry `structuredContent` matching it. */
+  /**
+   * When set, results must carry `structuredContent` matching it. Any JSON Schema (2020-12 unless
+   * `$schema` says otherwise); clients before 2026-07-28 only know object schemas, so they are sent
+   * a non-object one (and its non-object results) without it, as text content only.
+   */
   outputSchema?: O
   annotations?: ToolAnnotations
   icons?: Icon[]
@@ -58,7 +62,8 @@ export interface ToolDefinition<I extends TSchema | JsonSchema = JsonSchema, O e
 
 export interface ToolResult {
   content?: ContentBlock[]
-  structuredContent?: Record<string, unknown>
+  /** Any JSON value (2026-07-28); an object for clients of earlier revisions. */
+  structuredContent?: unknown
   isError?: boolean
   _meta?: Record<string, unknown>
 }

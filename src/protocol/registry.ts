@@ -4,6 +4,7 @@ import type {
   ArgsOf, Completer, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition,
   ResourceHandler, ToolDefinition, ToolHandler
 } from './definitions.js'
+import { readMirroredParams, type MirroredParam } from './modern/mcp-header.js'
 import { compileUriTemplate, isUriTemplate, type UriTemplate } from './uri-template.js'
 import { compileValidator, toWireSchema, type Validator } from './validation.js'
 
@@ -19,6 +20,8 @@ export interface RegisteredTool {
   readonly wire: Record<string, unknown>
   readonly validateInput: Validator
   readonly validateOutput: Validator | undefined
+  /** Parameters mirrored into `Mcp-Param-*` headers (`x-mcp-header`), read once. */
+  readonly mirrored: readonly MirroredParam[]
   readonly handler: ToolHandler<Record<string, unknown>>
 }
 
@@ -65,7 +68,10 @@ export class Registry {
     const name = definition.name
     if (this.tools.has(name)) throw new DuplicateDefinitionError('tool', name)
     const inputSchema = definition.inputSchema === undefined ? EMPTY_OBJECT_SCHEMA : toWireSchema(requireObjectSchema(definition.inputSchema, name, 'inputSchema'))
-    const outputSchema = definition.outputSchema === undefined ? undefined : toWireSchema(requireObjectSchema(definition.outputSchema, name, 'outputSchema'))
+    // Structured results may be any JSON value (2026-07-28, SEP-2106): any JSON Schema describes them.
+    const outputSchema = definition.outputSchema === undefined ? undefined : toWireSchema(requireSchema(definition.outputSchema, name, 'outputSchema'))
+    const mirrored = readMirroredParams(inputSchema)
+    if ('problem' in mirrored) throw new InvalidDefinitionError('tool', `${name}: ${mirrored.problem}`)
     const { inputSchema: _i, outputSchema: _o, ...rest } = definition
     const wire: Record<string, unknown> = { ...rest, inputSchema }
     if (outputSchema !== undefined) wire.outputSchema = outputSchema
@@ -73,6 +79,7 @@ export class Registry {
       wire,
       validateInput: compileValidator(inputSchema, 'arguments'),
       validateOutput: outputSchema === undefined ? undefined : compileValidator(outputSchema, 'structuredContent'),
+      mirrored: mirrored.params,
       handler: handler as ToolHandler<Record<string, unknown>>
     })
     return this.announce('tools', () => this.tools.delete(name))
@@ -179,6 +186,13 @@ function requireHandler (handler: unknown, what: string, name: unknown): void {
 function requireCompleter (completer: unknown, what: string, where: string): Completer {
   if (typeof completer !== 'function') throw new InvalidDefinitionError(what, `${where} must be a function`)
   return completer as Completer
+}
+
+function requireSchema (schema: unknown, tool: string, field: string): JsonSchema {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new InvalidDefinitionError('tool', `${tool}: ${field} must be a JSON Schema object`)
+  }
+  return schema as JsonSchema
 }
 
 function requireObjectSchema (schema: unknown, tool: string, field: string): JsonSchema {

@@ -18,7 +18,9 @@ const INTRODUCED = {
   progressMessage: '2025-03-26',
   structuredContent: '2025-06-18',
   titles: '2025-06-18',
-  icons: '2025-11-25'
+  icons: '2025-11-25',
+  /** structuredContent of any JSON type, and outputSchema of any schema (SEP-2106). */
+  anyStructuredContent: '2026-07-28'
 } as const
 
 export function supports (version: string, feature: keyof typeof INTRODUCED): boolean {
@@ -28,8 +30,13 @@ export function supports (version: string, feature: keyof typeof INTRODUCED): bo
 
 /** Drops fields an older client does not know from a tool, resource or prompt descriptor. */
 export function shapeDescriptor (wire: Record<string, unknown>, version: string): Record<string, unknown> {
-  if (supports(version, 'icons')) return wire
+  if (supports(version, 'anyStructuredContent')) return wire
+  // Before 2026-07-28 an outputSchema describes an object; another one is left out (the results go as text).
+  const foreignOutput = wire.outputSchema !== undefined && (wire.outputSchema as { type?: unknown }).type !== 'object'
+  if (supports(version, 'icons') && !foreignOutput) return wire
   const shaped = { ...wire }
+  if (foreignOutput) delete shaped.outputSchema
+  if (supports(version, 'icons')) return shaped
   delete shaped.icons
   if (!supports(version, 'titles')) {
     delete shaped.title

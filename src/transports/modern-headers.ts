@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js'
 import { headerMismatch } from '../protocol/modern/errors.js'
+import type { MirroredParam } from '../protocol/modern/mcp-header.js'
 import type { ModernMeta } from '../protocol/modern/meta.js'
 import type { Registry } from '../protocol/registry.js'
 
@@ -73,35 +74,8 @@ export function checkModernHeaders (request: FastifyRequest, message: JsonRpcReq
   }
   if (message.method === 'tools/call') {
     const tool = registry.tools.get(bodyName)
-    if (tool !== undefined) checkParamHeaders(request, tool.wire, message.params?.arguments)
+    if (tool !== undefined && tool.mirrored.length > 0) checkParamHeaders(request, tool.mirrored, message.params?.arguments)
   }
-}
-
-/** One parameter mirrored into a header: its property path from the schema root, and the header name part. */
-interface MirroredParam {
-  path: readonly string[]
-  header: string
-}
-
-// Computed once per registered tool (its wire object lives as long as the registration).
-const mirroredByTool = new WeakMap<object, readonly MirroredParam[]>()
-
-/** The `x-mcp-header` annotations reachable from the schema root through `properties` alone. */
-export function mirroredParams (inputSchema: unknown): MirroredParam[] {
-  const found: MirroredParam[] = []
-  const walk = (schema: unknown, path: string[]): void => {
-    if (typeof schema !== 'object' || schema === null) return
-    const properties = (schema as { properties?: unknown }).properties
-    if (typeof properties !== 'object' || properties === null) return
-    for (const [key, property] of Object.entries(properties)) {
-      if (typeof property !== 'object' || property === null) continue
-      const header = (property as Record<string, unknown>)['x-mcp-header']
-      if (typeof header === 'string') found.push({ path: [...path, key], header })
-      walk(property, [...path, key])
-    }
-  }
-  walk(inputSchema, [])
-  return found
 }
 
 function valueAt (args: unknown, path: readonly string[]): unknown {
@@ -121,12 +95,7 @@ function sameValue (body: unknown, header: string): boolean {
   return false
 }
 
-function checkParamHeaders (request: FastifyRequest, wire: Record<string, unknown>, args: unknown): void {
-  let mirrored = mirroredByTool.get(wire)
-  if (mirrored === undefined) {
-    mirrored = mirroredParams(wire.inputSchema)
-    mirroredByTool.set(wire, mirrored)
-  }
+function checkParamHeaders (request: FastifyRequest, mirrored: readonly MirroredParam[], args: unknown): void {
   for (const { path, header } of mirrored) {
     const display = `Mcp-Param-${header}`
     const raw = headerOf(request, display.toLowerCase())

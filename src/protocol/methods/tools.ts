@@ -54,5 +54,10 @@ function finishToolResult (name: string, result: ToolResult, validateOutput: ((v
   // Clients that ignore structuredContent still get the data as text, as the spec recommends.
   if (shaped.content === undefined) shaped.content = [{ type: 'text', text: JSON.stringify(result.structuredContent) }]
   if (!supports(version, 'structuredContent')) delete shaped.structuredContent
+  else if (!supports(version, 'anyStructuredContent') && !isPlainObject(result.structuredContent)) delete shaped.structuredContent
   return shaped
+}
+
+function isPlainObject (value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
