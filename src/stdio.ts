@@ -188,13 +188,13 @@ export class StdioRunner {
       return
     }
     const session = openModernSession(this.modernChannel, undefined, meta)
-    this.core.trackModernRequest(session)
+    this.core.beginModernRequest(session)
     this.modernRequests.set(message.id, session)
     try {
       await this.core.dispatcher.dispatch(session, classified, undefined)
     } finally {
       this.modernRequests.delete(message.id)
-      session.close('request answered')
+      this.core.endModernRequest(session)
     }
   }
 

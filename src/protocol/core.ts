@@ -66,10 +66,18 @@ export class McpCore implements MCPRegistryApi {
     return this.sessions.size
   }
 
-  /** Tracks a modern request's throwaway session until it closes (not a session: no broadcast, no count). */
-  trackModernRequest (session: Session): void {
+  /**
+   * Tracks a modern request's throwaway session while it is answered (not a session: no broadcast,
+   * no count), so that shutdown aborts it; the transport calls {@link endModernRequest} after.
+   */
+  beginModernRequest (session: Session): void {
     this.modernRequests.add(session)
-    session.onClose(() => { this.modernRequests.delete(session) })
+  }
+
+  /** Closes a modern request's session once its answer is out, and forgets it. */
+  endModernRequest (session: Session): void {
+    this.modernRequests.delete(session)
+    session.close('request answered')
   }
 
   /** Tracks a session until it closes. */

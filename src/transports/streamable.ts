@@ -188,11 +188,11 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     const channel = new StreamableChannel(modernEnv)
     const session = openModernSession(channel, request.mcpPrincipal, meta)
     channel.bind(session)
-    core.trackModernRequest(session)
+    core.beginModernRequest(session)
     try {
       return await answer(request, reply, { session, channel }, message, mode)
     } finally {
-      session.close('request answered')
+      core.endModernRequest(session)
     }
   }
 

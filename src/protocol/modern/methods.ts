@@ -11,7 +11,9 @@ import { discover } from './discover.js'
  * `logging/setLevel` (the level travels in each request's `_meta`),
  * `resources/subscribe` and `resources/unsubscribe` (replaced by
  * `subscriptions/listen`). Anything not listed is -32601 (HTTP 404).
- * Features of the revision that arrive later add their entries here.
+ * Features of the revision that arrive later add their entries here. Each
+ * handler returns a fresh result object: the result shaping completes it in
+ * place (`shaping.ts`).
  */
 export const MODERN_METHODS: ReadonlyMap<string, MethodHandler> = new Map<string, MethodHandler>([
   ['server/discover', discover],

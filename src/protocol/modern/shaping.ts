@@ -1,6 +1,18 @@
 import { META_SERVER_INFO } from './meta.js'
 import type { ModernSettings } from './settings.js'
 
+// One `_meta` object for every result that brings none of its own: frozen, shared, serialized as is.
+const sharedMeta = new WeakMap<ModernSettings, Readonly<Record<string, unknown>>>()
+
+function metaOf (settings: ModernSettings): Readonly<Record<string, unknown>> {
+  let meta = sharedMeta.get(settings)
+  if (meta === undefined) {
+    meta = Object.freeze({ [META_SERVER_INFO]: settings.serverInfo })
+    sharedMeta.set(settings, meta)
+  }
+  return meta
+}
+
 /**
  * What every 2026-07-28 result carries beyond the method's own fields:
  * `resultType` (`complete` unless the handler chose another, such as
@@ -8,18 +20,21 @@ import type { ModernSettings } from './settings.js'
  * methods `ttlMs` and `cacheScope` (only on complete results: an interim
  * `input_required` answer is never cacheable). A handler's own valid caching
  * fields (a resource that knows its freshness) are kept.
+ *
+ * `result` is the object a method handler built for this answer (each builds
+ * a fresh one), so it is completed in place: a copy per call showed in the
+ * profile. A `_meta` it carries may be the user's own object and is copied.
  */
 export function shapeModernResult (method: string, result: Record<string, unknown>, settings: ModernSettings): Record<string, unknown> {
-  const resultType = typeof result.resultType === 'string' ? result.resultType : 'complete'
+  if (typeof result.resultType !== 'string') result.resultType = 'complete'
   const ownMeta = result._meta
-  const meta = typeof ownMeta === 'object' && ownMeta !== null && !Array.isArray(ownMeta)
+  result._meta = typeof ownMeta === 'object' && ownMeta !== null && !Array.isArray(ownMeta)
     ? { ...ownMeta, [META_SERVER_INFO]: settings.serverInfo }
-    : { [META_SERVER_INFO]: settings.serverInfo }
-  const shaped: Record<string, unknown> = { ...result, resultType, _meta: meta }
-  if (resultType !== 'complete') return shaped
+    : metaOf(settings)
+  if (result.resultType !== 'complete') return result
   const cache = settings.cache.get(method)
-  if (cache === undefined) return shaped
-  if (!(Number.isInteger(shaped.ttlMs) && (shaped.ttlMs as number) >= 0)) shaped.ttlMs = cache.ttlMs
-  if (shaped.cacheScope !== 'public' && shaped.cacheScope !== 'private') shaped.cacheScope = cache.cacheScope
-  return shaped
+  if (cache === undefined) return result
+  if (!(Number.isInteger(result.ttlMs) && (result.ttlMs as number) >= 0)) result.ttlMs = cache.ttlMs
+  if (result.cacheScope !== 'public' && result.cacheScope !== 'private') result.cacheScope = cache.cacheScope
+  return result
 }
