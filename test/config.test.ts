@@ -16,10 +16,10 @@ const { publicKey: PUBLIC_PEM, privateKey: PRIVATE_PEM } = generateKeyPairSync('
 const HTTP_DEFAULTS = {
   port: 8080, host: '127.0.0.1', endpoint: '/sse', messageEndpoint: '/messages', streamableEndpoint: '/mcp',
   bodyLimit: 4194304, maxSessions: 10000, maxSessionsPerClient: 100, sessionInitTimeoutMs: 30000, maxQueuedBytes: 4194304, keepAliveIntervalMs: 15000,
-  idleTimeoutMs: 1800000, stateless: false, eventStoreSize: 100
+  idleTimeoutMs: 1800000, stateless: false, eventStoreSize: 100, eventStoreBytes: 4194304
 }
 const SERVER_DEFAULTS = {
-  name: 'fastify-mcp-server', version: '0.0.0', pageSize: 100, maxMessageBytes: 4194304, requestTimeoutMs: 60000, maxUriBytes: 8192, logLevel: 'warn',
+  name: 'fastify-mcp-server', version: '0.0.0', pageSize: 100, maxMessageBytes: 4194304, requestTimeoutMs: 60000, maxUriBytes: 8192, maxSubscriptions: 100, maxInflightRequests: 1000, logLevel: 'warn',
   protocols: ['modern', 'legacy'], cache: { ttlMs: 0, scope: 'private' }
 }
 
@@ -211,7 +211,7 @@ t.test('plugin options: Fastify register keys stripped, port and host refused', 
   const resolved = resolvePluginOptions(input)
   const { port: _p, host: _h, ...routeDefaults } = HTTP_DEFAULTS
   t.same(resolved, {
-    ...routeDefaults, name: 'weather', version: '0.0.0', pageSize: 100, requestTimeoutMs: 60000, maxUriBytes: 8192, endpoint: '/events', protocols: ['modern', 'legacy'], cache: { ttlMs: 0, scope: 'private' }
+    ...routeDefaults, name: 'weather', version: '0.0.0', pageSize: 100, requestTimeoutMs: 60000, maxUriBytes: 8192, maxSubscriptions: 100, maxInflightRequests: 1000, endpoint: '/events', protocols: ['modern', 'legacy'], cache: { ttlMs: 0, scope: 'private' }
   })
   t.equal(input.prefix, '/v1', 'input untouched')
   t.ok(Object.isFrozen(resolved))

@@ -87,6 +87,12 @@ export class Dispatcher {
       session.send(failure(request.id, ErrorCode.InvalidRequest, 'The session is not initialized: send initialize first'), request.id)
       return
     }
+    const max = this.limits.maxInflightRequests
+    if (session.inflightCount >= max) {
+      // Refused before anything is allocated for it: one client must not pile up handlers without bound.
+      session.send(failure(request.id, ErrorCode.InvalidRequest, `Too many requests in flight on this session (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max }), request.id)
+      return
+    }
     const params = request.params ?? {}
     const inflight = session.beginRequest(request.id)
     const meta = params._meta as Record<string, unknown> | undefined

@@ -6,15 +6,23 @@
 export interface ProtocolLimits {
   /** Longest resource URI accepted from a client, in UTF-8 bytes. */
   readonly maxUriBytes: number
+  /** Distinct resource URIs one session may be subscribed to. */
+  readonly maxSubscriptions: number
+  /** Client requests one session may have being handled at once. */
+  readonly maxInflightRequests: number
 }
 
 export const DEFAULT_LIMITS: ProtocolLimits = Object.freeze({
-  maxUriBytes: 8192
+  maxUriBytes: 8192,
+  maxSubscriptions: 100,
+  maxInflightRequests: 1000
 })
 
 export function resolveLimits (options: Partial<ProtocolLimits>): ProtocolLimits {
   return Object.freeze({
-    maxUriBytes: options.maxUriBytes ?? DEFAULT_LIMITS.maxUriBytes
+    maxUriBytes: options.maxUriBytes ?? DEFAULT_LIMITS.maxUriBytes,
+    maxSubscriptions: options.maxSubscriptions ?? DEFAULT_LIMITS.maxSubscriptions,
+    maxInflightRequests: options.maxInflightRequests ?? DEFAULT_LIMITS.maxInflightRequests
   })
 }
 

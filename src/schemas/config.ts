@@ -161,7 +161,12 @@ const httpRouteProperties = {
   /** Streamable HTTP without sessions: each POST stands alone. Default false. */
   stateless: Type.Optional(Type.Boolean({ default: false })),
   /** Events kept per session so a client can resume with Last-Event-ID; 0 disables. Default 100. */
-  eventStoreSize: Type.Optional(Type.Integer({ minimum: 0, default: 100 }))
+  eventStoreSize: Type.Optional(Type.Integer({ minimum: 0, default: 100 })),
+  /**
+   * Bytes of events (UTF-8 JSON) kept per session for resumption, besides `eventStoreSize`; the
+   * oldest are evicted first, and an event larger than this is not kept. Default 4 MiB (4194304).
+   */
+  eventStoreBytes: Type.Optional(Type.Integer({ minimum: 1024, default: 4 * MiB }))
 }
 
 export const HttpOptionsSchema = Type.Object({
@@ -245,7 +250,18 @@ const serverProperties = {
    */
   protocols: Type.Optional(Type.Array(ProtocolGenerationSchema, { minItems: 1, default: ['modern', 'legacy'] })),
   /** Caching hints (`ttlMs`, `cacheScope`) on 2026-07-28 results of discover, the lists and resources/read. */
-  cache: Type.Optional(CacheOptionsSchema)
+  cache: Type.Optional(CacheOptionsSchema),
+  /**
+   * Distinct resource URIs one session may be subscribed to; a subscription past it gets -32600
+   * (subscribing again to a URI held is fine). With `maxUriBytes` this bounds what subscriptions
+   * hold per session. Default 100.
+   */
+  maxSubscriptions: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxSubscriptions })),
+  /**
+   * Client requests one session may have being handled at once; the next one is answered at once
+   * with -32600 and its handler does not run. Default 1000.
+   */
+  maxInflightRequests: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxInflightRequests }))
 }
 
 export const ServerOptionsSchema = Type.Object({

@@ -27,8 +27,8 @@ export type ResolvedAuthOptions =
   | { type: 'oauth', options: Filled<OAuthAuthOptions, 'discoveryTimeoutMs' | 'introspectionCacheSize' | 'allowGenericJwtTyp'> }
 type RouteDefaults = 'endpoint' | 'messageEndpoint' | 'streamableEndpoint' | 'bodyLimit' | 'maxSessions' |
   'maxSessionsPerClient' | 'sessionInitTimeoutMs' |
-  'maxQueuedBytes' | 'keepAliveIntervalMs' | 'idleTimeoutMs' | 'stateless' | 'eventStoreSize'
-type IdentityDefaults = 'name' | 'version' | 'pageSize' | 'requestTimeoutMs' | 'maxUriBytes' | 'protocols' | 'cache'
+  'maxQueuedBytes' | 'keepAliveIntervalMs' | 'idleTimeoutMs' | 'stateless' | 'eventStoreSize' | 'eventStoreBytes'
+type IdentityDefaults = 'name' | 'version' | 'pageSize' | 'requestTimeoutMs' | 'maxUriBytes' | 'maxSubscriptions' | 'maxInflightRequests' | 'protocols' | 'cache'
 type MutableHttp = Filled<Omit<HttpTransportOptions, 'auth'>, RouteDefaults | 'port' | 'host'> & { auth?: ResolvedAuthOptions }
 
 export type ResolvedHttpTransportOptions = DeepReadonly<MutableHttp>

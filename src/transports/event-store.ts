@@ -35,38 +35,58 @@ export interface EventStore {
 interface Entry {
   streamId: string
   data: string
+  bytes: number
+}
+
+interface SessionEvents {
+  events: Map<string, Entry>
+  bytes: number
 }
 
 /**
- * The default store: in memory, at most `maxEventsPerSession` events per
- * session, oldest evicted first. A `Map` keeps insertion order, so eviction
- * and lookup by id are both O(1); a replay walks the session's events once.
- * Events of one session only: the same id in another session is another event.
+ * The default store: in memory, per session at most `maxEventsPerSession`
+ * events and `maxBytesPerSession` bytes of event data (UTF-8), oldest evicted
+ * first. A `Map` keeps insertion order, so eviction and lookup by id are both
+ * O(1); a replay walks the session's events once. Events of one session only:
+ * the same id in another session is another event.
  */
 export class MemoryEventStore implements EventStore {
   private readonly maxEventsPerSession: number
-  private readonly sessions = new Map<string, Map<string, Entry>>()
+  private readonly maxBytesPerSession: number
+  private readonly sessions = new Map<string, SessionEvents>()
 
-  constructor (maxEventsPerSession: number) {
+  constructor (maxEventsPerSession: number, maxBytesPerSession = Infinity) {
     this.maxEventsPerSession = maxEventsPerSession
+    this.maxBytesPerSession = maxBytesPerSession
   }
 
   append (sessionId: string, streamId: string, event: StoredEvent): void {
-    let events = this.sessions.get(sessionId)
-    if (events === undefined) {
-      events = new Map()
-      this.sessions.set(sessionId, events)
+    let held = this.sessions.get(sessionId)
+    if (held === undefined) {
+      held = { events: new Map(), bytes: 0 }
+      this.sessions.set(sessionId, held)
     }
-    events.set(event.id, { streamId, data: event.data })
-    if (events.size > this.maxEventsPerSession) {
-      const oldest = events.keys().next()
-      /* c8 ignore next: size > max >= 1 guarantees an oldest key */
-      if (oldest.done !== true) events.delete(oldest.value)
+    const bytes = Buffer.byteLength(event.data, 'utf8')
+    if (bytes > this.maxBytesPerSession) {
+      // Not kept, and neither is anything before it: a client resuming from an earlier id must
+      // learn that events are gone (it gets an error), not receive a replay with a silent hole.
+      held.events.clear()
+      held.bytes = 0
+      return
+    }
+    held.bytes += bytes - (held.events.get(event.id)?.bytes ?? 0)
+    held.events.set(event.id, { streamId, data: event.data, bytes })
+    while (held.events.size > this.maxEventsPerSession || held.bytes > this.maxBytesPerSession) {
+      const oldest = held.events.entries().next()
+      /* c8 ignore next: over a bound means at least one event is held */
+      if (oldest.done === true) break
+      held.events.delete(oldest.value[0])
+      held.bytes -= oldest.value[1].bytes
     }
   }
 
   replayAfter (sessionId: string, lastEventId: string): EventReplay | undefined {
-    const events = this.sessions.get(sessionId)
+    const events = this.sessions.get(sessionId)?.events
     const last = events?.get(lastEventId)
     if (events === undefined || last === undefined) return undefined
     const after: StoredEvent[] = []
@@ -89,5 +109,10 @@ export class MemoryEventStore implements EventStore {
   /** Sessions with recorded events (for tests and metrics). */
   get sessionCount (): number {
     return this.sessions.size
+  }
+
+  /** Bytes of event data held for a session (for tests and metrics). */
+  bytesOf (sessionId: string): number {
+    return this.sessions.get(sessionId)?.bytes ?? 0
   }
 }

@@ -74,7 +74,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
   const sessions = new Map<string, Entry>()
   const env: StreamEnv = {
     // A stateless session lives for one POST: there is nothing to resume.
-    store: options.eventStoreSize > 0 && !options.stateless ? new MemoryEventStore(options.eventStoreSize) : undefined,
+    store: options.eventStoreSize > 0 && !options.stateless ? new MemoryEventStore(options.eventStoreSize, options.eventStoreBytes) : undefined,
     streams: http.streams,
     maxQueuedBytes: options.maxQueuedBytes,
     onStoreError: (error) => { app.log.error({ err: error }, 'MCP event store failed') }

@@ -52,6 +52,10 @@ function normalizeContents (item: ResourceContents, requestedUri: string, mimeTy
 export const subscribe: MethodHandler = (params, { registry, session, limits }) => {
   const uri = requireUri(params, 'uri', limits)
   if (registry.findResource(uri) === undefined) throw notFound(uri, session)
+  const max = limits.maxSubscriptions
+  if (session.subscriptions.size >= max && !session.subscriptions.has(uri)) {
+    throw new McpError(ErrorCode.InvalidRequest, `this session holds ${max} subscriptions (maxSubscriptions); unsubscribe first`, { maxSubscriptions: max })
+  }
   session.subscriptions.add(uri)
   return {}
 }
