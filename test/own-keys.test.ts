@@ -4,6 +4,7 @@ import Fastify from 'fastify'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import mcp, { Type } from '../src/index.js'
 import { connectStreamable } from './helpers/clients.js'
+import { headersFor, modern } from './helpers/modern.js'
 
 // Issue 10, defect 11: names that come from clients (tools, prompts, templates, completion
 // arguments, prompt and tool arguments) were looked up on plain objects, so `constructor`,
@@ -97,4 +98,25 @@ t.test('tool arguments named after Object.prototype members are validated as own
   const given = await client.callTool({ name: 'odd-args', arguments: { constructor: 'x' } })
   t.equal(given.isError, undefined, 'an optional "valueOf" left out does not fail validation')
   t.same(given.content, [{ type: 'text', text: 'constructor=string' }])
+})
+
+t.test('2026-07-28: a mirrored parameter named after an Object.prototype member, left out, needs no header', async (t) => {
+  const app = Fastify({ forceCloseConnections: true })
+  t.teardown(() => app.close())
+  await app.register(mcp, { name: 'own-keys', version: '1.0.0' })
+  app.mcp.tool({
+    name: 'mirrored',
+    inputSchema: { type: 'object', properties: { toString: { type: 'string', 'x-mcp-header': 'Kind' }, region: { type: 'string', 'x-mcp-header': 'Region' } } }
+  }, async (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }))
+  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  for (const method of ['constructor', '__proto__', 'toString']) {
+    const body = modern(1, method, { name: 'x', uri: 'x' })
+    const reply = await fetch(`${base}/mcp`, { method: 'POST', headers: headersFor(body), body: JSON.stringify(body) })
+    t.match({ status: reply.status, body: await reply.json() }, { status: 404, body: { error: { code: -32601 } } }, `method ${method} is unknown`)
+  }
+  const body = modern(2, 'tools/call', { name: 'mirrored', arguments: { region: 'eu' } })
+  const reply = await fetch(`${base}/mcp`, { method: 'POST', headers: headersFor(body, { 'mcp-param-region': 'eu' }), body: JSON.stringify(body) })
+  const answer = await reply.json() as { result?: { content: unknown } }
+  t.equal(reply.status, 200, 'no Mcp-Param-Kind is required for an argument the client did not send')
+  t.same(answer.result?.content, [{ type: 'text', text: '{"region":"eu"}' }])
 })

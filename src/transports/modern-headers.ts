@@ -64,7 +64,8 @@ export function checkModernHeaders (request: FastifyRequest, message: JsonRpcReq
   if (requireHeader(request, 'mcp-method', 'Mcp-Method') !== message.method) {
     throw headerMismatch('the Mcp-Method header does not match the request method')
   }
-  const source = NAME_SOURCE[message.method]
+  // Own keys only: the method is the client's string (`constructor` must not find Object's).
+  const source = Object.hasOwn(NAME_SOURCE, message.method) ? NAME_SOURCE[message.method] : undefined
   if (source === undefined) return
   const bodyName = message.params?.[source]
   // A body without the name fails on its own (-32602); there is nothing to compare.
@@ -82,7 +83,8 @@ function valueAt (args: unknown, path: readonly string[]): unknown {
   let node = args
   for (const key of path) {
     if (typeof node !== 'object' || node === null || Array.isArray(node)) return undefined
-    node = (node as Record<string, unknown>)[key]
+    // Own keys only: an argument `toString` the client left out must not be Object.prototype's.
+    node = Object.hasOwn(node, key) ? (node as Record<string, unknown>)[key] : undefined
   }
   return node
 }
