@@ -34,6 +34,8 @@ export const AtCapacityError = createError('FST_MCP_AT_CAPACITY', 'Server at cap
 export const SessionQuotaError = createError('FST_MCP_SESSION_QUOTA', 'Too many sessions for this client, retry later', 429)
 export const UnsupportedProtocolVersionError = createError('FST_MCP_UNSUPPORTED_PROTOCOL_VERSION', 'Bad request: unsupported MCP-Protocol-Version %s', 400)
 export const MethodNotAllowedError = createError('FST_MCP_METHOD_NOT_ALLOWED', 'Method not allowed: %s', 405)
+/** MCPServer only: no route at this path (the plugin leaves 404s to the app). Never quotes the URL. */
+export const NotFoundError = createError('FST_MCP_NOT_FOUND', 'Not found', 404)
 export const StreamConflictError = createError('FST_MCP_STREAM_CONFLICT', 'Conflict: %s', 409)
 
 // Authentication. The guard answers these itself (status, WWW-Authenticate challenge, RFC 6750

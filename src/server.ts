@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
-import { AlreadyStartedError, StartFailedError } from './errors.js'
+import { AlreadyStartedError, InvalidMessageError, NotFoundError, StartFailedError } from './errors.js'
+import { httpLoggerOptions } from './http-logger.js'
 import { createStderrLogger } from './logger.js'
 import { McpCore, type MCPRegistryApi } from './protocol/core.js'
 import type {
@@ -10,8 +11,9 @@ import type {
 import type { Registration } from './protocol/registry.js'
 import { kSharedCore, mcp } from './plugin.js'
 import type { ServerOptions } from './schemas/config.js'
-import { resolveServerOptions, type ResolvedServerOptions } from './schemas/resolve.js'
+import { resolveServerOptions, type ResolvedAuthOptions, type ResolvedServerOptions } from './schemas/resolve.js'
 import { StdioRunner } from './stdio.js'
+import { sendTransportError } from './transports/replies.js'
 
 export type StartInfo =
   | { transport: 'stdio' }
@@ -102,15 +104,23 @@ export class MCPServer implements MCPRegistryApi {
   private async startHttp (): Promise<StartInfo> {
     const transport = this.options.transport
     if (transport.type !== 'sse') throw new Error('unreachable')
-    const { port, host, ...http } = transport.options
+    const { port, host, requestReadTimeoutMs, headersTimeoutMs, ...http } = transport.options
     const { name, version, instructions, pageSize, requestTimeoutMs } = this.options
     const app = Fastify({
-      logger: { level: this.options.logLevel },
+      logger: httpLoggerOptions(this.options.logLevel, http.auth as ResolvedAuthOptions | undefined),
       bodyLimit: http.bodyLimit,
       // stop() must not wait for open event streams to end on their own.
-      forceCloseConnections: true
+      forceCloseConnections: true,
+      // Fastify's answer to an undecodable URL quotes it, query string (and credential) included.
+      frameworkErrors: async (_error, _request, reply) => sendTransportError(reply, new InvalidMessageError('the URL cannot be decoded')),
+      // Slow requests are cut (Fastify's default is no limit at all). Node enforces both only
+      // while a request is being received, so event streams, whose requests are complete, live on.
+      requestTimeout: requestReadTimeoutMs,
+      http: { headersTimeout: headersTimeoutMs, requestTimeout: requestReadTimeoutMs, connectionsCheckingInterval: checkInterval(headersTimeoutMs, requestReadTimeoutMs) }
     })
     this.app = app
+    // Fastify's own 404 quotes the URL in its answer and its log line, a credential included.
+    app.setNotFoundHandler(async (_request, reply) => sendTransportError(reply, new NotFoundError()))
     await app.register(mcp, { ...http, name, version, instructions, pageSize, requestTimeoutMs, [kSharedCore]: this.core } as never)
     try {
       await app.listen({ port, host })
@@ -122,6 +132,16 @@ export class MCPServer implements MCPRegistryApi {
     const urlHost = host.includes(':') ? `[${host}]` : host
     return { transport: 'sse', url: `http://${urlHost}:${boundPort}`, host, port: boundPort }
   }
+}
+
+/**
+ * How often Node looks for requests past their timeouts, in ms. Its default (30 s) would let a
+ * 10 s header timeout run to 40 s; a quarter of the shorter timeout keeps the overrun small, and
+ * each check only walks the connections whose request is still arriving.
+ */
+function checkInterval (headersTimeoutMs: number, requestReadTimeoutMs: number): number {
+  const shortest = requestReadTimeoutMs > 0 ? Math.min(headersTimeoutMs, requestReadTimeoutMs) : headersTimeoutMs
+  return Math.min(30_000, Math.max(100, Math.floor(shortest / 4)))
 }
 
 function describeListenError (error: unknown, host: string, port: number): string {

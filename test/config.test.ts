@@ -14,7 +14,7 @@ const { publicKey: PUBLIC_PEM, privateKey: PRIVATE_PEM } = generateKeyPairSync('
 })
 
 const HTTP_DEFAULTS = {
-  port: 8080, host: '127.0.0.1', endpoint: '/sse', messageEndpoint: '/messages', streamableEndpoint: '/mcp',
+  port: 8080, host: '127.0.0.1', requestReadTimeoutMs: 30000, headersTimeoutMs: 10000, endpoint: '/sse', messageEndpoint: '/messages', streamableEndpoint: '/mcp',
   bodyLimit: 4194304, maxSessions: 10000, maxSessionsPerClient: 100, sessionInitTimeoutMs: 30000, maxQueuedBytes: 4194304, keepAliveIntervalMs: 15000,
   idleTimeoutMs: 1800000, stateless: false, eventStoreSize: 100, eventStoreBytes: 4194304
 }
@@ -209,7 +209,7 @@ t.test('secret values never appear in messages', async (t) => {
 t.test('plugin options: Fastify register keys stripped, port and host refused', async (t) => {
   const input = { name: 'weather', prefix: '/v1', logLevel: 'warn', logSerializers: {}, endpoint: '/events' }
   const resolved = resolvePluginOptions(input)
-  const { port: _p, host: _h, ...routeDefaults } = HTTP_DEFAULTS
+  const { port: _p, host: _h, requestReadTimeoutMs: _r, headersTimeoutMs: _t, ...routeDefaults } = HTTP_DEFAULTS
   t.same(resolved, {
     ...routeDefaults, name: 'weather', version: '0.0.0', pageSize: 100, requestTimeoutMs: 60000, maxUriBytes: 8192, maxSubscriptions: 100, maxInflightRequests: 1000, endpoint: '/events', protocols: ['modern', 'legacy'], cache: { ttlMs: 0, scope: 'private' }
   })
@@ -222,6 +222,12 @@ t.test('plugin options: Fastify register keys stripped, port and host refused', 
     t.equal(err.code, 'FST_MCP_INVALID_OPTIONS')
     t.match(err.problems, [{ path: key, message: /app\.listen/ }])
   }
+  // The app owns the listener's timeouts too; the README says what to set.
+  const timeouts = refuse({ requestReadTimeoutMs: 1000, headersTimeoutMs: 500 }, resolvePluginOptions)
+  t.match(timeouts.problems, [
+    { path: 'headersTimeoutMs', message: /Fastify\(\{ http: \{ headersTimeout \} \}\)/ },
+    { path: 'requestReadTimeoutMs', message: /Fastify\(\{ requestTimeout \}\)/ }
+  ])
   const err = refuse({ maxMessageBytes: 2048, auth: { type: 'apikey', options: { keys: [KEY] } }, cors: { allowOrigins: ['*'] } }, resolvePluginOptions)
   t.same(err.problems.map((p) => p.path), ['cors.allowOrigins[0]', 'maxMessageBytes'], 'paths are relative to the plugin options')
 })

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import { headerLines } from '../header-lines.js'
 import type { Principal } from '../protocol/principal.js'
 import { invalidRequest, invalidToken, missingCredential } from './errors.js'
+import { credentialParams } from './redact.js'
 import { param, type AuthMethodOptions, type Strategy } from './strategy.js'
 
 type ApiKeyOptions = AuthMethodOptions<'apikey'>
@@ -87,8 +88,7 @@ export function createApiKeyStrategy (options: ApiKeyOptions): Strategy {
         : challenge.join(', ')
     },
     // The configured parameter, and the names a client might wrongly put a key under.
-    redactParams: [...new Set([queryParam, 'api_key', 'apikey', 'key', 'access_token', options.headerName, header]
-      .filter((name): name is string => name !== undefined))],
+    redactParams: credentialParams({ type: 'apikey', options }),
     // Keys do not expire.
     clockToleranceMs: 0,
     close () {}

@@ -3,6 +3,24 @@ import type { FastifyRequest } from 'fastify'
 /** What replaces a redacted value. */
 export const REDACTED = '[REDACTED]'
 
+/** Query parameters a client might put a credential under, rightly or not. */
+const CREDENTIAL_PARAMS = ['access_token', 'api_key', 'apikey', 'key']
+
+/**
+ * The query parameters redacted from logged URLs for this auth configuration: the usual
+ * credential names always, plus, for API keys, the configured `queryParam` and the header name
+ * (a client may wrongly put the key under either).
+ */
+export function credentialParams (auth: { type: string, options: object } | undefined): string[] {
+  const names = [...CREDENTIAL_PARAMS]
+  if (auth?.type === 'apikey') {
+    const { queryParam, headerName } = auth.options as { queryParam?: string, headerName?: string }
+    if (queryParam !== undefined) names.unshift(queryParam)
+    if (headerName !== undefined) names.push(headerName, headerName.toLowerCase())
+  }
+  return [...new Set(names)]
+}
+
 /**
  * `url` with the value of every `name` query parameter (or of each name of a list) replaced by `[REDACTED]`. The name is
  * compared after percent-decoding, so `?%61pi_key=...` is redacted like `?api_key=...`. Used for

@@ -174,6 +174,18 @@ export const HttpOptionsSchema = Type.Object({
   port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, default: 8080 })),
   /** Interface to bind. Default `127.0.0.1` (loopback only); use `0.0.0.0` to expose it. */
   host: Type.Optional(Type.String({ minLength: 1, default: '127.0.0.1' })),
+  /**
+   * Longest time to receive one whole request, headers and body, in milliseconds: a client that
+   * sends slower (a body trickled byte by byte holds a connection and its memory) gets 408 and
+   * is disconnected. Open event streams are not affected: their request is complete. 0 disables
+   * (not advised). Default 30000.
+   */
+  requestReadTimeoutMs: Type.Optional(Type.Integer({ minimum: 0, default: 30_000 })),
+  /**
+   * Longest time to receive a request's headers, in milliseconds, at most `requestReadTimeoutMs`.
+   * Default 10000.
+   */
+  headersTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, default: 10_000 })),
   ...httpRouteProperties
   // default {} so an `sse` transport given without options still gets every default filled in.
 }, { ...strict, default: {} })

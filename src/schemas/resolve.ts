@@ -29,7 +29,8 @@ type RouteDefaults = 'endpoint' | 'messageEndpoint' | 'streamableEndpoint' | 'bo
   'maxSessionsPerClient' | 'sessionInitTimeoutMs' |
   'maxQueuedBytes' | 'keepAliveIntervalMs' | 'idleTimeoutMs' | 'stateless' | 'eventStoreSize' | 'eventStoreBytes'
 type IdentityDefaults = 'name' | 'version' | 'pageSize' | 'requestTimeoutMs' | 'maxUriBytes' | 'maxSubscriptions' | 'maxInflightRequests' | 'protocols' | 'cache'
-type MutableHttp = Filled<Omit<HttpTransportOptions, 'auth'>, RouteDefaults | 'port' | 'host'> & { auth?: ResolvedAuthOptions }
+type MutableHttp = Filled<Omit<HttpTransportOptions, 'auth'>, RouteDefaults | 'port' | 'host' | 'requestReadTimeoutMs' | 'headersTimeoutMs'> &
+  { auth?: ResolvedAuthOptions }
 
 export type ResolvedHttpTransportOptions = DeepReadonly<MutableHttp>
 export type ResolvedServerOptions = DeepReadonly<

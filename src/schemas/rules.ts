@@ -59,7 +59,14 @@ export function serverRules (options: unknown): OptionsProblem[] {
   if (transport.type === 'stdio' && 'options' in transport) {
     add('transport.options', 'stdio takes no options: remove "options", or use { type: \'sse\', options } for HTTP')
   }
-  if (transport.type === 'sse' && isRecord(transport.options)) httpRules(transport.options, 'transport.options', add)
+  if (transport.type === 'sse' && isRecord(transport.options)) {
+    httpRules(transport.options, 'transport.options', add)
+    const { requestReadTimeoutMs: whole, headersTimeoutMs: headers } = transport.options
+    if (typeof whole === 'number' && typeof headers === 'number' && whole > 0 && headers > whole) {
+      add('transport.options.headersTimeoutMs', `${headers} is longer than requestReadTimeoutMs (${whole}), which ` +
+        'includes the headers: lower it, or raise requestReadTimeoutMs')
+    }
+  }
   return problems
 }
 
@@ -73,6 +80,10 @@ export function pluginRules (options: unknown): OptionsProblem[] {
     if (key in options) {
       add(key, `not a plugin option: the Fastify app owns the listener; pass ${key} to app.listen({ ${key} })`)
     }
+  }
+  const timeouts: Record<string, string> = { requestReadTimeoutMs: 'Fastify({ requestTimeout })', headersTimeoutMs: 'Fastify({ http: { headersTimeout } })' }
+  for (const [key, where] of Object.entries(timeouts)) {
+    if (key in options) add(key, `not a plugin option: the Fastify app owns the listener; set ${where} (see the README)`)
   }
   httpRules(options, '', add)
   return problems
