@@ -16,6 +16,11 @@ export const DuplicateDefinitionError = createError('FST_MCP_DUPLICATE_DEFINITIO
 export const AlreadyStartedError = createError('FST_MCP_ALREADY_STARTED', 'The server has already been started', 500)
 /** Lifecycle: the listener could not be opened (port in use, permission denied, ...). */
 export const StartFailedError = createError('FST_MCP_START_FAILED', 'Could not start the MCP server: %s', 500)
+/**
+ * Tasks: a task store refused a new task because a bound (`tasks.maxTasks`, `tasks.maxTasksPerPrincipal`)
+ * is reached. The client gets JSON-RPC -32603 with this message; thrown by custom stores too.
+ */
+export const TaskLimitError = createError<'FST_MCP_TASK_LIMIT', 429, [string]>('FST_MCP_TASK_LIMIT', 'Task limit reached: %s', 429)
 
 // HTTP transport errors, one per row of the error contract in the README.
 export const ParseError = createError('FST_MCP_PARSE_ERROR', 'Parse error: the body is not valid JSON', 400)

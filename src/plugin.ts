@@ -36,6 +36,8 @@ const mcpPlugin: FastifyPluginAsync<MCPPluginOptions> = async (fastify, rawOptio
 
   // Open streams would hold fastify.close() until they end by themselves.
   fastify.addHook('preClose', async () => { core.closeAllSessions('server closing') })
+  // Tasks outlive their requests: stop their work and release the store with the app.
+  fastify.addHook('onClose', async () => { await core.tasks.close() })
 
   // Routes, CORS and auth hooks live in an encapsulated child: the user's own
   // routes in this app get none of them. fastify-plugin drops `prefix` for the

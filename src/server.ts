@@ -86,6 +86,7 @@ export class MCPServer implements MCPRegistryApi {
       await this.stdio?.stop()
       await this.app?.close()
       this.core.closeAllSessions('server stopped')
+      await this.core.tasks.close()
     })()
     await this.stopping
   }

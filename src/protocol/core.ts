@@ -12,6 +12,9 @@ import type { ProtocolGeneration } from './modern/meta.js'
 import { modernSettings, type ModernSettings } from './modern/settings.js'
 import { Registry, type Registration } from './registry.js'
 import type { Session } from './session.js'
+import { TaskManager } from './tasks/manager.js'
+import { MemoryTaskStore } from './tasks/memory-store.js'
+import { TASK_DEFAULTS, type TaskStore } from './tasks/types.js'
 
 /** The registry API shared by `MCPServer` and `app.mcp`. */
 export interface MCPRegistryApi {
@@ -36,6 +39,10 @@ export interface CoreOptions extends Partial<ProtocolLimits> {
   pageSize: number
   requestTimeoutMs: number
   logger: ErrorLogger
+  /** TTL and bounds of tasks; defaults: {@link TASK_DEFAULTS}. */
+  tasks?: Partial<Record<keyof typeof TASK_DEFAULTS, number>> | undefined
+  /** The app's own task store; default: a {@link MemoryTaskStore} owned (and closed) by the core. */
+  taskStore?: TaskStore | undefined
   /** Generations served; default both. */
   protocols?: readonly ProtocolGeneration[] | undefined
   /** Caching hints of modern results; default ttlMs 0, private. */
@@ -55,10 +62,21 @@ export class McpCore implements MCPRegistryApi {
   readonly modern: ModernSettings
   /** Modern requests being answered (each a throwaway session), so that shutdown can abort them. */
   private readonly modernRequests = new Set<Session>()
+  /** Tasks started by task-augmented calls, and the `tasks/*` methods. */
+  readonly tasks: TaskManager
 
   constructor (options: CoreOptions) {
     this.modern = modernSettings(options)
-    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern })
+    const tasks = { ...TASK_DEFAULTS, ...options.tasks }
+    this.tasks = new TaskManager({
+      store: options.taskStore ?? new MemoryTaskStore(),
+      ownsStore: options.taskStore === undefined,
+      ttlMs: tasks.ttlMs,
+      pollIntervalMs: tasks.pollIntervalMs,
+      limits: { maxTasks: tasks.maxTasks, maxTasksPerOwner: tasks.maxTasksPerPrincipal },
+      logger: options.logger
+    })
+    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks })
     this.registry.onChange((kind) => { this.broadcast({ method: `notifications/${kind}/list_changed` }) })
   }
 

@@ -42,6 +42,20 @@ export interface ToolAnnotations {
   openWorldHint?: boolean
 }
 
+/** How a tool runs when called: see {@link ToolDefinition.execution}. */
+export interface ToolExecution {
+  /**
+   * Whether the tool may run as a task (MCP Tasks extension, `io.modelcontextprotocol/tasks`,
+   * protocol 2026-07-28). A task call answers at once with a task handle (`resultType: "task"`);
+   * the handler runs detached and the client polls `tasks/get` for its result.
+   * - `'forbidden'` (default): always answered in the request, like any tool.
+   * - `'optional'`: a task for clients that declare the extension, a plain answer for the others.
+   * - `'required'`: only clients that declare the extension may call it; others get -32021
+   *   (2026-07-28) or -32601 (older revisions, which do not have the extension).
+   */
+  taskSupport?: 'forbidden' | 'optional' | 'required'
+}
+
 export interface ToolDefinition<I extends TSchema | JsonSchema = JsonSchema, O extends TSchema | JsonSchema = JsonSchema> {
   /** Unique name, 1-128 characters of `[A-Za-z0-9_.-]`. */
   name: string
@@ -57,6 +71,8 @@ export interface ToolDefinition<I extends TSchema | JsonSchema = JsonSchema, O e
   outputSchema?: O
   annotations?: ToolAnnotations
   icons?: Icon[]
+  /** Task support; default `{ taskSupport: 'forbidden' }`. See {@link ToolExecution}. */
+  execution?: ToolExecution
   _meta?: Record<string, unknown>
 }
 

@@ -12,6 +12,8 @@ import type { Principal } from './principal.js'
 import type { Registry } from './registry.js'
 import { RequestContext } from './request-context.js'
 import type { Session } from './session.js'
+import { cancelTask, getTask, updateTask } from './tasks/methods.js'
+import type { TaskManager } from './tasks/manager.js'
 
 const METHODS = new Map<string, MethodHandler>([
   ['initialize', initialize],
@@ -26,7 +28,11 @@ const METHODS = new Map<string, MethodHandler>([
   ['resources/unsubscribe', unsubscribe],
   ['prompts/list', listPrompts],
   ['prompts/get', getPrompt],
-  ['completion/complete', complete]
+  ['completion/complete', complete],
+  // The Tasks extension (SEP-2663); the handlers refuse requests of revisions that lack it.
+  ['tasks/get', getTask],
+  ['tasks/update', updateTask],
+  ['tasks/cancel', cancelTask]
 ])
 
 /** Methods a client may call before `initialize` has been answered. */
@@ -35,6 +41,7 @@ const BEFORE_INITIALIZE = new Set(['initialize', 'ping'])
 export interface DispatcherOptions extends ServerIdentity, Partial<ProtocolLimits> {
   requestTimeoutMs: number
   logger: ErrorLogger
+  tasks: TaskManager
 }
 
 /**
@@ -97,7 +104,7 @@ export class Dispatcher {
     const inflight = session.beginRequest(request.id)
     const meta = params._meta as Record<string, unknown> | undefined
     const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs, principal)
-    const env: MethodEnv = { registry: this.registry, session, ctx, server: this.options, logger: this.options.logger, limits: this.limits }
+    const env: MethodEnv = { registry: this.registry, session, ctx, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks }
     try {
       const result = await method(params, env)
       // A cancelled request gets no answer (MCP cancellation); a closed session cannot take one.

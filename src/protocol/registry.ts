@@ -5,6 +5,7 @@ import type {
   ResourceHandler, ToolDefinition, ToolHandler
 } from './definitions.js'
 import { readMirroredParams, type MirroredParam } from './modern/mcp-header.js'
+import type { TaskSupport } from './tasks/types.js'
 import { compileUriTemplate, isUriTemplate, type UriTemplate } from './uri-template.js'
 import { compileValidator, toWireSchema, type Validator } from './validation.js'
 
@@ -22,6 +23,8 @@ export interface RegisteredTool {
   readonly validateOutput: Validator | undefined
   /** Parameters mirrored into `Mcp-Param-*` headers (`x-mcp-header`), read once. */
   readonly mirrored: readonly MirroredParam[]
+  /** Whether calls may (or must) run as tasks; `execution` itself never reaches the wire. */
+  readonly taskSupport: TaskSupport
   readonly handler: ToolHandler<Record<string, unknown>>
 }
 
@@ -72,7 +75,8 @@ export class Registry {
     const outputSchema = definition.outputSchema === undefined ? undefined : toWireSchema(requireSchema(definition.outputSchema, name, 'outputSchema'))
     const mirrored = readMirroredParams(inputSchema)
     if ('problem' in mirrored) throw new InvalidDefinitionError('tool', `${name}: ${mirrored.problem}`)
-    const { inputSchema: _i, outputSchema: _o, ...rest } = definition
+    const taskSupport = taskSupportOf(definition.execution, name)
+    const { inputSchema: _i, outputSchema: _o, execution: _e, ...rest } = definition
     const wire: Record<string, unknown> = { ...rest, inputSchema }
     if (outputSchema !== undefined) wire.outputSchema = outputSchema
     this.tools.set(name, {
@@ -80,6 +84,7 @@ export class Registry {
       validateInput: compileValidator(inputSchema, 'arguments'),
       validateOutput: outputSchema === undefined ? undefined : compileValidator(outputSchema, 'structuredContent'),
       mirrored: mirrored.params,
+      taskSupport,
       handler: handler as ToolHandler<Record<string, unknown>>
     })
     return this.announce('tools', () => this.tools.delete(name))
@@ -193,6 +198,23 @@ function requireSchema (schema: unknown, tool: string, field: string): JsonSchem
     throw new InvalidDefinitionError('tool', `${tool}: ${field} must be a JSON Schema object`)
   }
   return schema as JsonSchema
+}
+
+const TASK_SUPPORT: readonly unknown[] = ['forbidden', 'optional', 'required']
+
+function taskSupportOf (execution: unknown, tool: string): TaskSupport {
+  if (execution === undefined) return 'forbidden'
+  if (typeof execution !== 'object' || execution === null || Array.isArray(execution)) {
+    throw new InvalidDefinitionError('tool', `${tool}: execution must be an object such as { taskSupport: 'optional' }`)
+  }
+  const { taskSupport, ...unknown } = execution as Record<string, unknown>
+  const extra = Object.keys(unknown)
+  if (extra.length > 0) throw new InvalidDefinitionError('tool', `${tool}: execution has no option ${JSON.stringify(extra[0])}; it takes taskSupport`)
+  if (taskSupport === undefined) return 'forbidden'
+  if (!TASK_SUPPORT.includes(taskSupport)) {
+    throw new InvalidDefinitionError('tool', `${tool}: execution.taskSupport must be 'forbidden', 'optional' or 'required'; got ${JSON.stringify(taskSupport)}`)
+  }
+  return taskSupport as TaskSupport
 }
 
 function requireObjectSchema (schema: unknown, tool: string, field: string): JsonSchema {

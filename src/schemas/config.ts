@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { DEFAULT_LIMITS } from '../protocol/limits.js'
 import type { CacheableMethod } from '../protocol/modern/caching.js'
+import { TASK_DEFAULTS, type TaskStore } from '../protocol/tasks/types.js'
 
 // The schemas state shape, type, range and default. Checks that span several fields or that need a
 // human explanation (weak secrets, algorithm confusion, https outside loopback...) live in
@@ -235,6 +236,26 @@ export type CacheOptions = Static<typeof CacheOptionsSchema>
 
 /** `modern` = MCP 2026-07-28 (stateless, per-request `_meta`); `legacy` = 2025-11-25 and older (`initialize`, sessions). */
 export const ProtocolGenerationSchema = Type.Union([Type.Literal('modern'), Type.Literal('legacy')])
+/** Longest TTL a timer can wait for (2^31-1 ms, about 24.8 days); Node fires longer ones at once. */
+const MAX_TIMER_MS = 2_147_483_647
+
+export const TasksOptionsSchema = Type.Object({
+  /**
+   * How long a task and its result are kept, from its creation, in milliseconds. A task still running
+   * then is stopped (its signal aborts) and clients get "not found". Default 3600000 (1 hour).
+   */
+  ttlMs: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TIMER_MS, default: TASK_DEFAULTS.ttlMs })),
+  /** Polling interval suggested to clients (`pollIntervalMs`), in milliseconds. Default 1000. */
+  pollIntervalMs: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TIMER_MS, default: TASK_DEFAULTS.pollIntervalMs })),
+  /** Tasks kept at once (running and finished, until their TTL), all clients together. Default 10000. */
+  maxTasks: Type.Optional(Type.Integer({ minimum: 1, default: TASK_DEFAULTS.maxTasks })),
+  /**
+   * Tasks kept at once for one principal; further task calls get a clear error until some expire.
+   * Without auth every client is the same principal. Default 100.
+   */
+  maxTasksPerPrincipal: Type.Optional(Type.Integer({ minimum: 1, default: TASK_DEFAULTS.maxTasksPerPrincipal }))
+}, { ...strict, default: {} })
+export type TasksOptions = Static<typeof TasksOptionsSchema>
 
 // Identity and protocol settings shared by MCPServer and the plugin.
 const serverProperties = {
@@ -273,7 +294,15 @@ const serverProperties = {
    * Client requests one session may have being handled at once; the next one is answered at once
    * with -32600 and its handler does not run. Default 1000.
    */
-  maxInflightRequests: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxInflightRequests }))
+  maxInflightRequests: Type.Optional(Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxInflightRequests })),
+  /** Tasks (the `io.modelcontextprotocol/tasks` extension of MCP 2026-07-28): TTL and bounds. Every field has a default. */
+  tasks: Type.Optional(TasksOptionsSchema),
+  /**
+   * Where tasks are kept: an object implementing `TaskStore` (`create`, `get`, `update`, `close`).
+   * Used as given (never copied or frozen); the server does not close it. Default: a bounded
+   * in-memory store, closed with the server.
+   */
+  taskStore: Type.Optional(Type.Unsafe<TaskStore>({}))
 }
 
 export const ServerOptionsSchema = Type.Object({

@@ -4,8 +4,9 @@ import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value'
 import {
   ENDPOINT_PATTERN, HEADER_TOKEN_PATTERN, ORIGIN_PATTERN, PluginOptionsSchema, QUERY_PARAM_PATTERN, ServerOptionsSchema,
   type ApiKeyAuthOptions, type HttpTransportOptions, type JwtAuthOptions, type OAuthAuthOptions,
-  type PluginOptions, type ServerOptions
+  type PluginOptions, type ServerOptions, type TasksOptions
 } from './config.js'
+import type { TaskStore } from '../protocol/tasks/types.js'
 import { describeValue, isRecord, join, pluginRules, serverRules, type OptionsProblem } from './rules.js'
 
 export type { OptionsProblem } from './rules.js'
@@ -28,16 +29,20 @@ export type ResolvedAuthOptions =
 type RouteDefaults = 'endpoint' | 'messageEndpoint' | 'streamableEndpoint' | 'bodyLimit' | 'maxSessions' |
   'maxSessionsPerClient' | 'sessionInitTimeoutMs' |
   'maxQueuedBytes' | 'keepAliveIntervalMs' | 'idleTimeoutMs' | 'stateless' | 'eventStoreSize' | 'eventStoreBytes'
-type IdentityDefaults = 'name' | 'version' | 'pageSize' | 'requestTimeoutMs' | 'maxUriBytes' | 'maxSubscriptions' | 'maxInflightRequests' | 'protocols' | 'cache'
+type IdentityDefaults = 'name' | 'version' | 'pageSize' | 'requestTimeoutMs' | 'maxUriBytes' | 'maxSubscriptions' | 'maxInflightRequests' | 'protocols' | 'cache' | 'tasks'
 type MutableHttp = Filled<Omit<HttpTransportOptions, 'auth'>, RouteDefaults | 'port' | 'host' | 'requestReadTimeoutMs' | 'headersTimeoutMs'> &
   { auth?: ResolvedAuthOptions }
 
 export type ResolvedHttpTransportOptions = DeepReadonly<MutableHttp>
+type ResolvedTasks = { tasks: Required<TasksOptions> }
+/** The task store is the caller's live object: passed through as it is, never frozen. */
+type LiveStore = { taskStore?: TaskStore }
 export type ResolvedServerOptions = DeepReadonly<
-  Filled<Omit<ServerOptions, 'transport'>, IdentityDefaults | 'maxMessageBytes' | 'logLevel'> &
-  { transport: { type: 'stdio' } | { type: 'sse', options: MutableHttp } }>
+  Filled<Omit<ServerOptions, 'transport' | 'tasks' | 'taskStore'>, Exclude<IdentityDefaults, 'tasks'> | 'maxMessageBytes' | 'logLevel'> &
+  ResolvedTasks & { transport: { type: 'stdio' } | { type: 'sse', options: MutableHttp } }> & LiveStore
 export type ResolvedPluginOptions = DeepReadonly<
-  Filled<Omit<PluginOptions, 'auth'>, IdentityDefaults | RouteDefaults> & { auth?: ResolvedAuthOptions }>
+  Filled<Omit<PluginOptions, 'auth' | 'tasks' | 'taskStore'>, Exclude<IdentityDefaults, 'tasks'> | RouteDefaults> &
+  ResolvedTasks & { auth?: ResolvedAuthOptions }> & LiveStore
 
 /** Fastify reads these from the register options itself; they are not ours to validate. */
 const FASTIFY_REGISTER_KEYS = ['prefix', 'logLevel', 'logSerializers']
@@ -48,14 +53,43 @@ const FASTIFY_REGISTER_KEYS = ['prefix', 'logLevel', 'logSerializers']
  * listing every problem.
  */
 export function resolveServerOptions (input: unknown): ResolvedServerOptions {
-  return resolve(ServerOptionsSchema, input === undefined ? {} : Value.Clone(input), serverRules) as ResolvedServerOptions
+  const { value, store } = withoutStore(input)
+  return withStore(resolve(ServerOptionsSchema, Value.Clone(value), (v) => [...serverRules(v), ...storeRules(store)]), store) as ResolvedServerOptions
 }
 
 /** Same as {@link resolveServerOptions} for `fastify.register(mcp, options)`. */
 export function resolvePluginOptions (input: unknown): ResolvedPluginOptions {
-  const value: unknown = input === undefined ? {} : Value.Clone(input)
+  const { value: original, store } = withoutStore(input)
+  const value: unknown = Value.Clone(original)
   if (isRecord(value)) for (const key of FASTIFY_REGISTER_KEYS) delete value[key]
-  return resolve(PluginOptionsSchema, value, pluginRules) as ResolvedPluginOptions
+  return withStore(resolve(PluginOptionsSchema, value, (v) => [...pluginRules(v), ...storeRules(store)]), store) as ResolvedPluginOptions
+}
+
+const STORE_METHODS = ['create', 'get', 'update', 'close'] as const
+
+/**
+ * `taskStore` is a live object (methods, connections): it is taken out before
+ * the options are cloned and frozen, checked for the TaskStore methods, and
+ * put back as the very same object.
+ */
+function withoutStore (input: unknown): { value: unknown, store: unknown } {
+  if (input === undefined) return { value: {}, store: undefined }
+  if (!isRecord(input) || !('taskStore' in input)) return { value: input, store: undefined }
+  const { taskStore, ...value } = input
+  return { value, store: taskStore }
+}
+
+function storeRules (store: unknown): OptionsProblem[] {
+  if (store === undefined) return []
+  const missing = isRecord(store) || typeof store === 'function'
+    ? STORE_METHODS.filter((method) => typeof (store as Record<string, unknown>)[method] !== 'function')
+    : [...STORE_METHODS]
+  if (missing.length === 0) return []
+  return [{ path: 'taskStore', message: `expected a TaskStore, an object with the methods ${STORE_METHODS.join(', ')}; missing: ${missing.join(', ')}` }]
+}
+
+function withStore (resolved: unknown, store: unknown): unknown {
+  return store === undefined ? resolved : Object.freeze({ ...(resolved as object), taskStore: store })
 }
 
 function resolve (schema: TObject, value: unknown, rules: (value: unknown) => OptionsProblem[]): unknown {

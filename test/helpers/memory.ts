@@ -1,16 +1,19 @@
-import { McpCore } from '../../src/protocol/core.js'
+import { McpCore, type CoreOptions } from '../../src/protocol/core.js'
+import type { Principal } from '../../src/protocol/principal.js'
 import { classifyMessage, type JsonRpcMessage } from '../../src/protocol/jsonrpc.js'
 import { Session } from '../../src/protocol/session.js'
 
 /** A core with sessions on in-memory channels: for protocol edge cases without a transport. */
-export function memoryCore (options: { pageSize?: number, requestTimeoutMs?: number } = {}) {
+export function memoryCore (options: { pageSize?: number, requestTimeoutMs?: number, tasks?: CoreOptions['tasks'], taskStore?: CoreOptions['taskStore'] } = {}) {
   const logged: Array<{ details: Record<string, unknown>, message: string }> = []
   const core = new McpCore({
     name: 'memory',
     version: '1.0.0',
     pageSize: options.pageSize ?? 100,
     requestTimeoutMs: options.requestTimeoutMs ?? 1000,
-    logger: { error: (details, message) => { logged.push({ details, message }) } }
+    logger: { error: (details, message) => { logged.push({ details, message }) } },
+    tasks: options.tasks,
+    taskStore: options.taskStore
   })
   let ids = 0
   function connect () {
@@ -35,5 +38,28 @@ export function memoryCore (options: { pageSize?: number, requestTimeoutMs?: num
     }
     return { session, sent, request, notify, initialize, closedCount: () => closed }
   }
-  return { core, connect, logged }
+  /**
+   * A 2026-07-28 client: every request goes through its own throwaway session,
+   * ready at once, with the capabilities and principal of that request, closed
+   * as soon as the answer is out (what the stateless route does).
+   */
+  function modern (options: { capabilities?: Record<string, unknown>, principal?: Principal } = {}) {
+    let nextId = 1
+    async function request (method: string, params?: Record<string, unknown>): Promise<any> {
+      const sent: any[] = []
+      const session = new Session(`m${++ids}`, { send: (message: JsonRpcMessage) => { sent.push(message) }, close: () => {} }, options.principal)
+      session.state = 'ready'
+      session.protocolVersion = '2026-07-28'
+      session.clientCapabilities = options.capabilities ?? {}
+      const id = nextId++
+      try {
+        await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }))
+      } finally {
+        session.close('stateless request answered')
+      }
+      return sent.find((message) => message.id === id)
+    }
+    return { request }
+  }
+  return { core, connect, modern, logged }
 }

@@ -2,7 +2,13 @@ import { ErrorCode, McpError } from '../jsonrpc.js'
 import type { ToolResult } from '../definitions.js'
 import { paginate } from '../pagination.js'
 import { shapeDescriptor, supports } from '../versions.js'
-import { errorMessage, optionalObject, requireString, type MethodHandler } from './types.js'
+import type { HandlerContext } from '../context.js'
+import type { RegisteredTool } from '../registry.js'
+import { clientDeclaresTasks, isModernRequest, missingTasksCapability } from '../tasks/methods.js'
+import { ownerKey } from '../tasks/owner.js'
+import { TaskContext } from '../tasks/task-context.js'
+import { TASKS_EXTENSION, taskFields } from '../tasks/types.js'
+import { errorMessage, optionalObject, requireString, type ErrorLogger, type MethodHandler } from './types.js'
 
 export const listTools: MethodHandler = (params, { registry, session, server }) => {
   const version = session.protocolVersion as string
@@ -18,25 +24,43 @@ function toolError (text: string): Record<string, unknown> {
 /**
  * Argument problems and handler failures are tool results with `isError`, so
  * the model can read them and try again; an unknown tool is a protocol error.
+ * A tool with task support called by a client that declared the Tasks
+ * extension answers with a task handle and runs detached (SEP-2663).
  */
-export const callTool: MethodHandler = async (params, { registry, ctx, session, logger }) => {
+export const callTool: MethodHandler = async (params, { registry, ctx, session, logger, tasks }) => {
   const name = requireString(params, 'name')
   const tool = registry.tools.get(name)
   if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 128)}`)
+  const asTask = tool.taskSupport !== 'forbidden' && clientDeclaresTasks(session)
+  if (tool.taskSupport === 'required' && !asTask) {
+    throw isModernRequest(session)
+      ? missingTasksCapability(`tool ${name}`)
+      : new McpError(ErrorCode.MethodNotFound, `Tool ${name} runs only as a task (the ${TASKS_EXTENSION} extension of protocol 2026-07-28)`)
+  }
   const args = optionalObject(params, 'arguments') ?? {}
   const problem = tool.validateInput(args)
   if (problem !== undefined) return toolError(`Invalid arguments for tool ${name}: ${problem}`)
+  const version = session.protocolVersion as string
+  if (!asTask) return await runTool(name, tool, args, ctx, session.id, logger, version)
 
+  const origin = { session: session.id, auth: ctx.auth, requestId: ctx.requestId, protocolVersion: version, meta: ctx.meta, clientCapabilities: session.clientCapabilities }
+  const task = await tasks.start(ownerKey(session.principal), async (run) => {
+    return await runTool(name, tool, args, new TaskContext(run, origin), session.id, logger, version)
+  })
+  return { ...taskFields(task), resultType: 'task' }
+}
+
+async function runTool (name: string, tool: RegisteredTool, args: Record<string, unknown>, ctx: HandlerContext & { aborted: boolean }, session: string, logger: ErrorLogger, version: string): Promise<Record<string, unknown>> {
   let result: ToolResult
   try {
     result = await tool.handler(args, ctx)
   } catch (error) {
     if (error instanceof McpError || ctx.aborted) throw error
-    logger.error({ err: error, tool: name, session: session.id }, 'tool handler failed')
+    logger.error({ err: error, tool: name, session }, 'tool handler failed')
     // The message is the tool's own words for the model; the stack stays in the server log.
     return toolError(`Tool ${name} failed: ${errorMessage(error)}`)
   }
-  return finishToolResult(name, result, tool.validateOutput, session.protocolVersion as string)
+  return finishToolResult(name, result, tool.validateOutput, version)
 }
 
 function finishToolResult (name: string, result: ToolResult, validateOutput: ((value: unknown) => string | undefined) | undefined, version: string): Record<string, unknown> {

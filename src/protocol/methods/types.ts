@@ -1,6 +1,7 @@
 import type { Registry } from '../registry.js'
 import type { RequestContext } from '../request-context.js'
 import type { Session } from '../session.js'
+import type { TaskManager } from '../tasks/manager.js'
 import { ErrorCode, McpError } from '../jsonrpc.js'
 import { exceedsBytes, type ProtocolLimits } from '../limits.js'
 import type { ModernSettings } from '../modern/settings.js'
@@ -27,6 +28,8 @@ export interface MethodEnv {
   server: ServerIdentity
   logger: ErrorLogger
   limits: ProtocolLimits
+  /** Task-augmented calls and the `tasks/*` methods. */
+  tasks: TaskManager
 }
 
 export type MethodHandler = (params: Record<string, unknown>, env: MethodEnv) => Promise<Record<string, unknown>> | Record<string, unknown>

@@ -1,0 +1,120 @@
+/**
+ * The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): a tools/call
+ * may answer with a task handle the client polls with `tasks/get` instead of
+ * the result. These are the shapes on the wire and the port a task store
+ * implements; the store holds what clients observe, the {@link TaskManager}
+ * runs the work.
+ */
+
+/** The extension's identifier, as declared in capabilities. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
+
+/** Defaults of the `tasks` option (also used when a core is built without it). */
+export const TASK_DEFAULTS = {
+  ttlMs: 3_600_000,
+  pollIntervalMs: 1000,
+  maxTasks: 10_000,
+  maxTasksPerPrincipal: 100
+} as const
+
+/** `working` and `input_required` are live; the other three are terminal and never change again. */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
+
+export const TERMINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled'])
+
+/** How a tool runs when a client calls it (`execution.taskSupport` of its definition). */
+export type TaskSupport = 'forbidden' | 'optional' | 'required'
+
+/** One server-to-client request a task waits for (`elicitation/create`, `sampling/createMessage`, `roots/list`). */
+export interface TaskInputRequest {
+  method: string
+  params?: Record<string, unknown>
+}
+
+/**
+ * A task as a store keeps it. Plain JSON (no class instances, no functions) so
+ * a store may serialize it as it likes. Times are epoch milliseconds; the wire
+ * shape (ISO 8601 strings) is made from them.
+ */
+export interface StoredTask {
+  taskId: string
+  /** Who may see the task: an opaque key derived from the principal (see `ownerKey`). */
+  owner: string
+  status: TaskStatus
+  statusMessage?: string
+  createdAt: number
+  lastUpdatedAt: number
+  /** Lifetime from creation, in milliseconds; the task is gone after `createdAt + ttlMs`. */
+  ttlMs: number
+  /** Suggested interval between two `tasks/get`, in milliseconds. */
+  pollIntervalMs: number
+  /** Outstanding requests to the client while `input_required`, by key. */
+  inputRequests?: Record<string, TaskInputRequest>
+  /** The request's result, once `completed`. */
+  result?: Record<string, unknown>
+  /** The JSON-RPC error, once `failed`. */
+  error?: { code: number, message: string, data?: unknown }
+}
+
+/** A change to a live task. `inputRequests: undefined` (key present) clears them. */
+export type TaskPatch = Partial<Pick<StoredTask, 'status' | 'statusMessage' | 'inputRequests' | 'result' | 'error'>>
+
+/** Bounds a store enforces when it creates a task. */
+export interface TaskLimits {
+  /** Tasks kept at once, all owners together. */
+  maxTasks: number
+  /** Tasks kept at once for one owner. */
+  maxTasksPerOwner: number
+}
+
+/**
+ * Where tasks live between polls. The built-in {@link MemoryTaskStore} keeps
+ * them in this process; a shared store (Redis, a database) lets another
+ * instance answer `tasks/get`. The work itself always runs in the process that
+ * created the task, which is why SEP-2663 has clients send the task id in
+ * `Mcp-Name`: a balancer can route by it.
+ *
+ * Every method may be async. A store never returns another owner's task and
+ * never returns an expired one: both are "not found".
+ */
+export interface TaskStore {
+  /**
+   * Stores a new task. Resolves only once `get` finds it (SEP-2663 requires the
+   * task to exist before its handle is returned). Rejects with
+   * `TaskLimitError` (`FST_MCP_TASK_LIMIT`) when a bound of `limits` is reached.
+   */
+  create: (task: StoredTask, limits: TaskLimits) => Promise<void> | void
+  /** The task with this id if it belongs to `owner` and has not expired. */
+  get: (taskId: string, owner: string) => Promise<StoredTask | undefined> | StoredTask | undefined
+  /**
+   * Applies `patch` to a live task and sets `lastUpdatedAt` to `now`. A terminal
+   * task is never changed (the first terminal status wins). Resolves with the
+   * task as stored afterwards, or undefined when it is gone.
+   */
+  update: (taskId: string, patch: TaskPatch, now: number) => Promise<StoredTask | undefined> | StoredTask | undefined
+  /** Releases timers and connections. Called once when the server stops. */
+  close: () => Promise<void> | void
+}
+
+/** The task fields every wire shape carries (`Task` in SEP-2663). */
+export function taskFields (task: StoredTask): Record<string, unknown> {
+  const wire: Record<string, unknown> = {
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: new Date(task.createdAt).toISOString(),
+    lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs
+  }
+  if (task.statusMessage !== undefined) wire.statusMessage = task.statusMessage
+  return wire
+}
+
+/** `DetailedTask`: the task with what its status carries (result, error or input requests). */
+export function detailedTask (task: StoredTask): Record<string, unknown> {
+  const wire = taskFields(task)
+  if (task.status === 'completed' && task.result !== undefined) wire.result = task.result
+  else if (task.status === 'failed' && task.error !== undefined) wire.error = task.error
+  else if (task.status === 'input_required') wire.inputRequests = task.inputRequests ?? {}
+  return wire
+}
