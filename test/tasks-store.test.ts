@@ -86,3 +86,15 @@ t.test('owner keys cannot collide across methods or separators', async (t) => {
   t.equal(ownerKey(undefined), 'anonymous')
   t.not(ownerKey({ method: 'jwt', subject: 'anonymous', scopes: [], claims: {} }), ownerKey(undefined))
 })
+
+t.test('the extension is advertised once a tool may run as a task', async (t) => {
+  const { Registry } = await import('../src/protocol/registry.js')
+  const { taskExtensionCapabilities } = await import('../src/protocol/tasks/capability.js')
+  const registry = new Registry()
+  registry.tool({ name: 'plain' }, async () => ({ content: [] }))
+  t.same(taskExtensionCapabilities(registry), {})
+  const task = registry.tool({ name: 'job', execution: { taskSupport: 'optional' } }, async () => ({ content: [] }))
+  t.same(taskExtensionCapabilities(registry), { 'io.modelcontextprotocol/tasks': {} })
+  task.remove()
+  t.same(taskExtensionCapabilities(registry), {})
+})
