@@ -303,26 +303,34 @@ t.test('the store bound refuses a new task with a clear error; the server keeps 
 })
 
 t.test('after the TTL a task is gone, and one still running is stopped', async (t) => {
-  const { core, modern } = memoryCore({ tasks: { ttlMs: 40 } })
-  t.teardown(() => core.tasks.close())
-  let reason: unknown
+  // The store's clock runs ahead on demand, so "within the TTL" holds however slow the machine is.
+  let skew = 0
+  const store = new MemoryTaskStore({ now: () => Date.now() + skew })
+  const { core, modern } = memoryCore({ tasks: { ttlMs: 60_000 }, taskStore: store })
+  t.teardown(async () => { await core.tasks.close(); store.close() })
   core.tool({ name: 'quick', execution: { taskSupport: 'optional' } }, async () => ({ content: [{ type: 'text', text: 'ok' }] }))
-  core.tool({ name: 'stuck', execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
+  const client = modern({ capabilities: TASKS })
+  const quick = (await client.request('tools/call', { name: 'quick', arguments: {} })).result
+  t.equal(quick.ttlMs, 60_000)
+  t.equal((await pollUntil(client, quick.taskId, terminal)).result.status, 'completed', 'readable within its TTL')
+  skew = 60_000
+  t.same((await client.request('tasks/get', { taskId: quick.taskId })).error, { code: -32602, message: 'Failed to retrieve task: Task not found' })
+  t.equal(store.size, 0, 'and dropped from memory')
+
+  const short = memoryCore({ tasks: { ttlMs: 30 } })
+  t.teardown(() => short.core.tasks.close())
+  let reason: unknown
+  short.core.tool({ name: 'stuck', execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
     await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
     reason = ctx.signal.reason
     return { content: [] }
   })
-  const client = modern({ capabilities: TASKS })
-  const quick = (await client.request('tools/call', { name: 'quick', arguments: {} })).result
-  t.equal(quick.ttlMs, 40)
-  const stuck = (await client.request('tools/call', { name: 'stuck', arguments: {} })).result
-  t.equal((await pollUntil(client, quick.taskId, terminal)).result.status, 'completed', 'readable within its TTL')
-  const gone = await pollUntil(client, quick.taskId, () => false)
-  t.same(gone.error, { code: -32602, message: 'Failed to retrieve task: Task not found' })
-  t.equal((await pollUntil(client, stuck.taskId, () => false)).error.code, -32602)
+  const shortClient = short.modern({ capabilities: TASKS })
+  const stuck = (await shortClient.request('tools/call', { name: 'stuck', arguments: {} })).result
+  t.equal((await pollUntil(shortClient, stuck.taskId, () => false)).error.code, -32602, 'a running task expires too')
   while (reason === undefined) await new Promise((resolve) => setTimeout(resolve, 2))
-  t.match(reason, { message: 'The task expired' })
-  t.equal(core.tasks.runningCount, 0)
+  t.match(reason, { message: 'The task expired' }, "its handler's signal aborted")
+  t.equal(short.core.tasks.runningCount, 0)
 })
 
 t.test('stopping fails the running tasks, aborts their handlers and closes the built-in store', async (t) => {
