@@ -397,3 +397,24 @@ t.test('a custom store is used as given; its failures are logged, not thrown at 
   t.same(failed.error, { code: -32603, message: 'Internal error' }, 'a store failure does not leak its details')
   t.match(broken.logged, [{ message: 'request handler failed' }])
 })
+
+t.test('two servers sharing a store: either answers tasks/get; a cancel through the other wins', async (t) => {
+  const store = new MemoryTaskStore()
+  const a = memoryCore({ taskStore: store })
+  const b = memoryCore({ taskStore: store })
+  t.teardown(async () => { await a.core.tasks.close(); await b.core.tasks.close(); store.close() })
+  const gate = deferred()
+  a.core.tool({ name: 'job', execution: { taskSupport: 'optional' } }, async () => { await gate.promise; return { content: [{ type: 'text', text: 'late' }] } })
+  const onA = a.modern({ capabilities: TASKS, principal: alice })
+  const onB = b.modern({ capabilities: TASKS, principal: alice })
+  const { taskId } = (await onA.request('tools/call', { name: 'job', arguments: {} })).result
+  t.equal((await onB.request('tasks/get', { taskId })).result.status, 'working', 'the other instance sees it')
+  t.equal((await b.modern({ capabilities: TASKS, principal: bob }).request('tasks/get', { taskId })).error.code, -32602, 'and still keeps it from others')
+  t.same((await onB.request('tasks/cancel', { taskId })).result, { resultType: 'complete' })
+  t.equal((await onA.request('tasks/get', { taskId })).result.status, 'cancelled')
+  gate.resolve()
+  while (a.core.tasks.runningCount > 0) await new Promise((resolve) => setTimeout(resolve, 2))
+  const final = (await onA.request('tasks/get', { taskId })).result
+  t.equal(final.status, 'cancelled', 'the work finishing later does not overwrite the cancel')
+  t.notOk('result' in final)
+})
