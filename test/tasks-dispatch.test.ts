@@ -7,8 +7,8 @@ import { memoryCore } from './helpers/memory.js'
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
-const alice: Principal = { method: 'jwt', subject: 'alice', scopes: [], claims: {} }
-const bob: Principal = { method: 'jwt', subject: 'bob', scopes: [], claims: {} }
+const alice: Principal = { method: 'jwt', kind: 'user', issuer: 'https://idp.example.com', subject: 'alice', scopes: [], claims: {} }
+const bob: Principal = { method: 'jwt', kind: 'user', issuer: 'https://idp.example.com', subject: 'bob', scopes: [], claims: {} }
 
 function deferred<T = void> () {
   let resolve!: (value: T) => void
@@ -163,9 +163,9 @@ t.test('a task belongs to its principal: anyone else gets "not found", never "fo
   core.tool({ name: 'slow', execution: { taskSupport: 'optional' } }, async () => { await gate.promise; return { content: [{ type: 'text', text: 'secret' }] } })
   const owner = modern({ capabilities: TASKS, principal: alice })
   const { taskId } = (await owner.request('tools/call', { name: 'slow', arguments: {} })).result
-  const sameSubjectOtherMethod = { ...alice, method: 'apikey' as const }
+  const sameSubjectOtherIssuer = { ...alice, issuer: 'https://other.example.com' }
   for (const [who, client] of [['bob', modern({ capabilities: TASKS, principal: bob })], ['no principal', modern({ capabilities: TASKS })],
-    ['alice via an API key', modern({ capabilities: TASKS, principal: sameSubjectOtherMethod })]] as const) {
+    ['alice of another issuer', modern({ capabilities: TASKS, principal: sameSubjectOtherIssuer })]] as const) {
     t.same((await client.request('tasks/get', { taskId })).error, { code: -32602, message: 'Failed to retrieve task: Task not found' }, `${who}: get`)
     t.equal((await client.request('tasks/cancel', { taskId })).error.code, -32602, `${who}: cancel`)
     t.equal((await client.request('tasks/update', { taskId, inputResponses: {} })).error.code, -32602, `${who}: update`)

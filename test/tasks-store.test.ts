@@ -80,11 +80,12 @@ t.test('the expiry timer drops a task without anyone reading it; close clears ev
   t.equal(store.get('later', 'alice'), undefined)
 })
 
-t.test('owner keys cannot collide across methods or separators', async (t) => {
-  t.not(ownerKey({ method: 'jwt', subject: 'a|b', scopes: [], claims: {} }), ownerKey({ method: 'apikey', subject: 'a|b', scopes: [], claims: {} }))
-  t.not(ownerKey({ method: 'jwt', subject: 'jwt', scopes: [], claims: {} }), ownerKey(undefined))
+t.test('owner keys: one per identity, never the anonymous one', async (t) => {
+  const user = { method: 'jwt' as const, kind: 'user' as const, issuer: 'https://idp', subject: 'anonymous', scopes: [], claims: {} }
   t.equal(ownerKey(undefined), 'anonymous')
-  t.not(ownerKey({ method: 'jwt', subject: 'anonymous', scopes: [], claims: {} }), ownerKey(undefined))
+  t.not(ownerKey(user), ownerKey(undefined), 'a subject named "anonymous" is not the anonymous owner')
+  t.equal(ownerKey({ ...user, scopes: ['admin'] }), ownerKey(user), 'the same identity with another token owns the same tasks')
+  t.not(ownerKey({ ...user, kind: 'client' }), ownerKey(user))
 })
 
 t.test('the extension is advertised once a tool may run as a task', async (t) => {
