@@ -24,6 +24,11 @@ async function pollUntil (client: { request: (m: string, p?: Record<string, unkn
     await new Promise((resolve) => setTimeout(resolve, 2))
   }
 }
+/** A 2026-07-28 result without the serverInfo `_meta` every result carries. */
+const bare = (result: any): any => {
+  const { _meta: _m, ...rest } = result
+  return rest
+}
 const terminal = (task: any): boolean => ['completed', 'failed', 'cancelled'].includes(task.status)
 
 t.test('a task-augmented call answers with a flat task handle and runs detached to completion', async (t) => {
@@ -52,7 +57,7 @@ t.test('a task-augmented call answers with a flat task handle and runs detached 
   t.equal(signal?.aborted, false, 'the request that created the task has ended, the task has not')
 
   const working = await client.request('tasks/get', { taskId: handle.taskId })
-  t.same(working.result, { ...handle, resultType: 'complete' }, 'tasks/get finds it at once, working, without result')
+  t.same(bare(working.result), { ...bare(handle), resultType: 'complete' }, 'tasks/get finds it at once, working, without result')
 
   gate.resolve()
   const done = await pollUntil(client, handle.taskId, terminal)
@@ -73,8 +78,8 @@ t.test('who gets a task: capability, taskSupport and protocol revision', async (
   const declaring = modern({ capabilities: TASKS })
   const plain = modern({ capabilities: {} })
   const syncCall = await declaring.request('tools/call', { name: 'sync', arguments: {}, task: { ttl: 1000 } })
-  t.same(syncCall.result, { content: [{ type: 'text', text: 'sync' }] }, 'a forbidden tool stays sync; the legacy task param is ignored')
-  t.same((await plain.request('tools/call', { name: 'maybe', arguments: {} })).result, { content: [{ type: 'text', text: 'maybe' }] },
+  t.same(bare(syncCall.result), { resultType: 'complete', content: [{ type: 'text', text: 'sync' }] }, 'a forbidden tool stays sync; the legacy task param is ignored')
+  t.same(bare((await plain.request('tools/call', { name: 'maybe', arguments: {} })).result), { resultType: 'complete', content: [{ type: 'text', text: 'maybe' }] },
     'an optional tool answers in the request for a client without the extension')
   t.equal((await declaring.request('tools/call', { name: 'must', arguments: {} })).result.resultType, 'task')
 
@@ -144,13 +149,13 @@ t.test('tasks/cancel aborts the work, settles to cancelled, and is idempotent', 
   const client = modern({ capabilities: TASKS })
   const { taskId } = (await client.request('tools/call', { name: 'forever', arguments: {} })).result
   const ack = await client.request('tasks/cancel', { taskId })
-  t.same(ack.result, { resultType: 'complete' }, 'an empty ack, no task envelope')
+  t.same(bare(ack.result), { resultType: 'complete' }, 'an empty ack, no task envelope')
   const after = (await client.request('tasks/get', { taskId })).result
   t.equal(after.status, 'cancelled')
   t.equal(after.statusMessage, 'Cancelled by the client')
   t.notOk('result' in after, 'the result the handler returned after the abort is discarded')
   t.match(aborted, { message: /cancelled/ }, "the handler's signal aborted")
-  t.same((await client.request('tasks/cancel', { taskId })).result, { resultType: 'complete' }, 'cancel on a finished task: same ack')
+  t.same(bare((await client.request('tasks/cancel', { taskId })).result), { resultType: 'complete' }, 'cancel on a finished task: same ack')
   t.equal(core.tasks.runningCount, 0)
   const unknown = await client.request('tasks/cancel', { taskId: 'no-such-task' })
   t.same(unknown.error, { code: -32602, message: 'Failed to cancel task: Task not found' })
@@ -216,12 +221,12 @@ t.test('elicitation inside a task: input_required, answered with tasks/update, p
   t.equal(waiting.inputRequests[k1 as string].params.message, 'First?')
 
   const ignored = await client.request('tasks/update', { taskId, inputResponses: { 'never-issued': { action: 'accept' } } })
-  t.same(ignored.result, { resultType: 'complete' }, 'unknown keys are ignored with an ack')
+  t.same(bare(ignored.result), { resultType: 'complete' }, 'unknown keys are ignored with an ack')
   const badValue = await client.request('tasks/update', { taskId, inputResponses: { [k1 as string]: 'yes' } })
   t.equal(badValue.error.code, -32602, 'an answer that is not an object is refused')
   t.match(badValue.error.message, /must be an object \(the result of elicitation\/create\)/)
 
-  t.same((await client.request('tasks/update', { taskId, inputResponses: { [k1 as string]: { action: 'accept', content: { name: 'Ada' } } } })).result, { resultType: 'complete' })
+  t.same(bare((await client.request('tasks/update', { taskId, inputResponses: { [k1 as string]: { action: 'accept', content: { name: 'Ada' } } } })).result), { resultType: 'complete' })
   const partial = (await client.request('tasks/get', { taskId })).result
   t.equal(partial.status, 'input_required', 'still waiting for the other answer')
   t.same(Object.keys(partial.inputRequests), [k2 as string], 'only the unanswered key remains')
@@ -410,7 +415,7 @@ t.test('two servers sharing a store: either answers tasks/get; a cancel through 
   const { taskId } = (await onA.request('tools/call', { name: 'job', arguments: {} })).result
   t.equal((await onB.request('tasks/get', { taskId })).result.status, 'working', 'the other instance sees it')
   t.equal((await b.modern({ capabilities: TASKS, principal: bob }).request('tasks/get', { taskId })).error.code, -32602, 'and still keeps it from others')
-  t.same((await onB.request('tasks/cancel', { taskId })).result, { resultType: 'complete' })
+  t.same(bare((await onB.request('tasks/cancel', { taskId })).result), { resultType: 'complete' })
   t.equal((await onA.request('tasks/get', { taskId })).result.status, 'cancelled')
   gate.resolve()
   while (a.core.tasks.runningCount > 0) await new Promise((resolve) => setTimeout(resolve, 2))

@@ -12,7 +12,6 @@ import type { Principal } from './principal.js'
 import type { Registry } from './registry.js'
 import { RequestContext } from './request-context.js'
 import type { Session } from './session.js'
-import { cancelTask, getTask, updateTask } from './tasks/methods.js'
 import type { TaskManager } from './tasks/manager.js'
 
 const METHODS = new Map<string, MethodHandler>([
@@ -28,11 +27,7 @@ const METHODS = new Map<string, MethodHandler>([
   ['resources/unsubscribe', unsubscribe],
   ['prompts/list', listPrompts],
   ['prompts/get', getPrompt],
-  ['completion/complete', complete],
-  // The Tasks extension (SEP-2663); the handlers refuse requests of revisions that lack it.
-  ['tasks/get', getTask],
-  ['tasks/update', updateTask],
-  ['tasks/cancel', cancelTask]
+  ['completion/complete', complete]
 ])
 
 /** Methods a client may call before `initialize` has been answered. */

@@ -12,7 +12,15 @@ import type { Registry } from '../protocol/registry.js'
 // is -32020 HeaderMismatch (HTTP 400).
 
 /** Where `Mcp-Name` comes from, per method. */
-const NAME_SOURCE: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' }
+const NAME_SOURCE: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  // SEP-2663: task methods name their task, so a balancer can route to the instance running it.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId'
+}
 
 const BASE64_SENTINEL = /^=\?base64\?(.*)\?=$/s
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/

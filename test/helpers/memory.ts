@@ -48,6 +48,7 @@ export function memoryCore (options: { pageSize?: number, requestTimeoutMs?: num
     async function request (method: string, params?: Record<string, unknown>): Promise<any> {
       const sent: any[] = []
       const session = new Session(`m${++ids}`, { send: (message: JsonRpcMessage) => { sent.push(message) }, close: () => {} }, options.principal)
+      session.era = 'modern'
       session.state = 'ready'
       session.protocolVersion = '2026-07-28'
       session.clientCapabilities = options.capabilities ?? {}

@@ -1,5 +1,6 @@
 import { capabilitiesOf } from '../methods/lifecycle.js'
 import type { MethodEnv, MethodHandler } from '../methods/types.js'
+import { taskExtensionCapabilities } from '../tasks/capability.js'
 
 /**
  * The capabilities a 2026-07-28 client is told about. They mirror what the
@@ -12,6 +13,8 @@ export function modernCapabilities (registry: MethodEnv['registry']): Record<str
   for (const kind of ['tools', 'resources', 'prompts']) {
     if (capabilities[kind] !== undefined) capabilities[kind] = {}
   }
+  const extensions = taskExtensionCapabilities(registry)
+  if (Object.keys(extensions).length > 0) capabilities.extensions = extensions
   return capabilities
 }
 

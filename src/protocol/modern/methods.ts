@@ -3,6 +3,7 @@ import { getPrompt, listPrompts } from '../methods/prompts.js'
 import { listResources, listResourceTemplates, readResource } from '../methods/resources.js'
 import { callTool, listTools } from '../methods/tools.js'
 import type { MethodHandler } from '../methods/types.js'
+import { cancelTask, getTask, updateTask } from '../tasks/methods.js'
 import { discover } from './discover.js'
 
 /**
@@ -24,5 +25,9 @@ export const MODERN_METHODS: ReadonlyMap<string, MethodHandler> = new Map<string
   ['resources/read', readResource],
   ['prompts/list', listPrompts],
   ['prompts/get', getPrompt],
-  ['completion/complete', complete]
+  ['completion/complete', complete],
+  // The Tasks extension (io.modelcontextprotocol/tasks, SEP-2663); tasks/result and tasks/list are gone from it.
+  ['tasks/get', getTask],
+  ['tasks/update', updateTask],
+  ['tasks/cancel', cancelTask]
 ])

@@ -1,16 +1,13 @@
-import { ErrorCode, McpError } from '../jsonrpc.js'
+import { McpError } from '../jsonrpc.js'
 import type { MethodEnv, MethodHandler } from '../methods/types.js'
+import { ModernErrorCode } from '../modern/errors.js'
 import type { Session } from '../session.js'
 import { ownerKey } from './owner.js'
 import { detailedTask, TASKS_EXTENSION } from './types.js'
 
-/** The only revision the extension is defined for (SEP-2663: not under 2025-11-25). */
-const MODERN_VERSION = '2026-07-28'
-const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
-
-/** Whether this request is served under a revision that has the Tasks extension. */
+/** Whether this request is served under a revision that has the Tasks extension (2026-07-28, not 2025-11-25: SEP-2663). */
 export function isModernRequest (session: Session): boolean {
-  return session.protocolVersion === MODERN_VERSION
+  return session.era === 'modern'
 }
 
 /** Whether the request's client declared `io.modelcontextprotocol/tasks` (per request, in `_meta`). */
@@ -22,18 +19,16 @@ export function clientDeclaresTasks (session: Session): boolean {
 
 /** -32021 naming the extension, as SEP-2663 shows it. */
 export function missingTasksCapability (what: string): McpError {
-  return new McpError(MISSING_REQUIRED_CLIENT_CAPABILITY, `Missing required client capability: ${what} needs the ${TASKS_EXTENSION} extension`, {
+  return new McpError(ModernErrorCode.MissingRequiredClientCapability, `Missing required client capability: ${what} needs the ${TASKS_EXTENSION} extension`, {
     requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } }
   })
 }
 
 /**
- * The gate of the three task methods: unknown to clients of revisions without
- * the extension (they never saw it offered), -32021 for a 2026 request whose
- * client did not declare it.
+ * The gate of the three task methods, which only 2026-07-28 requests reach
+ * (`modern/methods.ts`): -32021 unless the request's client declared the extension.
  */
 function guard (method: string, session: Session): void {
-  if (!isModernRequest(session)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`)
   if (!clientDeclaresTasks(session)) throw missingTasksCapability(method)
 }
 

@@ -1,10 +1,8 @@
 import type { HandlerContext, ServerRequestOptions } from '../context.js'
-import { McpError, type JsonRpcId } from '../jsonrpc.js'
+import type { JsonRpcId } from '../jsonrpc.js'
+import { MissingCapabilityError } from '../modern/errors.js'
 import type { Principal } from '../principal.js'
 import type { TaskRun } from './manager.js'
-
-/** MCP 2026-07-28: the client lacks a capability the request needs. */
-const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 
 /** What a task keeps of the request that created it. */
 export interface TaskOrigin {
@@ -86,9 +84,7 @@ export class TaskContext implements HandlerContext {
 
   private ask (capability: string, method: string, params: Record<string, unknown> | undefined, options: ServerRequestOptions = {}): Promise<Record<string, unknown>> {
     if (this.clientCapabilities[capability] === undefined) {
-      return Promise.reject(new McpError(MISSING_REQUIRED_CLIENT_CAPABILITY, `The client does not support ${capability}`, {
-        requiredCapabilities: { [capability]: {} }
-      }))
+      return Promise.reject(new MissingCapabilityError(capability))
     }
     // A client may take its time to answer a task (that is what tasks are for): no timeout unless one is asked for.
     const signals = [options.signal, options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)]
