@@ -6,6 +6,7 @@
 // against <url>/mcp. Stops on SIGINT/SIGTERM.
 import { parseArgs } from 'node:util'
 import { MCPServer, Type } from '../dist/index.js'
+import { registerTaskFixtures } from './conformance-tasks.js'
 
 const { values: flags } = parseArgs({
   options: {
@@ -221,6 +222,9 @@ server.tool({ name: 'test_reconnection', description: 'Closes its stream mid-cal
   await sleep(100)
   return text('Reconnection test completed successfully: the result was delivered after the stream was closed')
 })
+
+// The tasks-* scenarios' tools (greet, slow_compute, failing_job, ...): the Tasks extension.
+registerTaskFixtures(server)
 
 // ---- resources ----------------------------------------------------------------
 

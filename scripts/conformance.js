@@ -42,15 +42,17 @@ const OWNED_ELSEWHERE = [
   // Multi-round-trip requests (ctx.elicit/sample/listRoots on 2026-07-28): the mrtr part.
   { scenario: /^input-required-result-/, owner: 'mrtr' },
   { scenario: /^server-stateless$/, check: 'sep-2575-http-server-no-independent-requests-on-stream', owner: 'mrtr' },
-  // The Tasks extension (io.modelcontextprotocol/tasks): the tasks part.
-  { scenario: /^tasks-/, owner: 'tasks' }
+  // Tasks composed with MRTR (input_required rounds, then a task): needs the mrtr part's ctx.elicit on 2026-07-28.
+  { scenario: /^tasks-mrtr-composition$/, owner: 'tasks + mrtr' }
 ]
 
 // Scenarios whose every check may be SKIPPED, because the suite itself finds them not applicable.
 const MAY_SKIP = [
   // SEP-2640 Skills is an extension (not in the 2026-07-28 requirements); a server that does not declare
   // io.modelcontextprotocol/skills gets every check SKIPPED. We do not offer it.
-  { scenario: /^sep-2640-skills-/, why: 'the skills extension is not offered' }
+  { scenario: /^sep-2640-skills-/, why: 'the skills extension is not offered' },
+  // 0.2.0-alpha.12 skips its only check itself, "pending subscriptions/listen rewrite" (notifications/tasks).
+  { scenario: /^tasks-status-notifications$/, why: 'the suite skips it until its subscriptions/listen rewrite' }
 ]
 
 function fail (message) {
