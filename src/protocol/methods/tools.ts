@@ -44,7 +44,8 @@ export const callTool: MethodHandler = async (params, { registry, ctx, session, 
   if (!asTask) return await runTool(name, tool, args, ctx, session.id, logger, version)
 
   const origin = { session: session.id, auth: ctx.auth, requestId: ctx.requestId, protocolVersion: version, meta: ctx.meta, clientCapabilities: session.clientCapabilities }
-  const task = await tasks.start(ownerKey(session.principal), async (run) => {
+  // The principal of this very request owns the task (on 2026-07-28 each request is authenticated on its own).
+  const task = await tasks.start(ownerKey(ctx.auth), async (run) => {
     return await runTool(name, tool, args, new TaskContext(run, origin), session.id, logger, version)
   })
   return { ...taskFields(task), resultType: 'task' }

@@ -32,20 +32,20 @@ function guard (method: string, session: Session): void {
   if (!clientDeclaresTasks(session)) throw missingTasksCapability(method)
 }
 
-export const getTask: MethodHandler = async (params, { session, tasks }: MethodEnv) => {
+export const getTask: MethodHandler = async (params, { session, ctx, tasks }: MethodEnv) => {
   guard('tasks/get', session)
-  const task = await tasks.get(params.taskId, ownerKey(session.principal))
+  const task = await tasks.get(params.taskId, ownerKey(ctx.auth))
   return { ...detailedTask(task), resultType: 'complete' }
 }
 
-export const updateTask: MethodHandler = async (params, { session, tasks }: MethodEnv) => {
+export const updateTask: MethodHandler = async (params, { session, ctx, tasks }: MethodEnv) => {
   guard('tasks/update', session)
-  await tasks.update(params.taskId, ownerKey(session.principal), params.inputResponses)
+  await tasks.update(params.taskId, ownerKey(ctx.auth), params.inputResponses)
   return { resultType: 'complete' }
 }
 
-export const cancelTask: MethodHandler = async (params, { session, tasks }: MethodEnv) => {
+export const cancelTask: MethodHandler = async (params, { session, ctx, tasks }: MethodEnv) => {
   guard('tasks/cancel', session)
-  await tasks.cancel(params.taskId, ownerKey(session.principal))
+  await tasks.cancel(params.taskId, ownerKey(ctx.auth))
   return { resultType: 'complete' }
 }
