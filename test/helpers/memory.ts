@@ -54,7 +54,7 @@ export function memoryCore (options: { pageSize?: number, requestTimeoutMs?: num
       session.clientCapabilities = options.capabilities ?? {}
       const id = nextId++
       try {
-        await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }))
+        await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }), options.principal)
       } finally {
         session.close('stateless request answered')
       }
