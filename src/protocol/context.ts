@@ -3,10 +3,18 @@ import type { Principal } from './principal.js'
 import type { LogLevel } from './session.js'
 
 export interface ServerRequestOptions {
-  /** Milliseconds to wait for the client's answer; default: the server's `requestTimeoutMs`. */
+  /** Milliseconds to wait for the client's answer; default: the server's `requestTimeoutMs`. 2025 sessions only. */
   timeoutMs?: number
-  /** Aborts the request (defaults to the handler's own signal). */
+  /** Aborts the request (defaults to the handler's own signal). 2025 sessions only. */
   signal?: AbortSignal
+  /**
+   * Protocol 2026-07-28: the key naming this question in `inputRequests` and its answer in
+   * `inputResponses`, unique within the request (1 to 128 characters). Default: derived from the
+   * call's position among the handler's asks and a digest of its method and params, so a changed
+   * question never receives an old answer. A fixed key keeps its answer only while the question
+   * stays the same. Ignored on 2025 sessions.
+   */
+  key?: string
 }
 
 /** Everything a tool, resource or prompt handler may need, on every transport. */
@@ -31,9 +39,14 @@ export interface HandlerContext {
   progress: (progress: number, total?: number, message?: string) => void
   /** Sends a log notification to this client, honouring its `logging/setLevel`. */
   log: (level: LogLevel, data: unknown, logger?: string) => void
-  /** Asks the client's model for a completion (`sampling/createMessage`). */
+  /**
+   * Asks the client's model for a completion (`sampling/createMessage`). On a 2025 session, a
+   * request to the client; on a 2026-07-28 request, a multi-round-trip question: unanswered, it
+   * ends the call with `input_required` and the handler runs again, from the top, when the client
+   * retries with the answer (see the README, "Multi-round-trip requests").
+   */
   sample: (params: Record<string, unknown>, options?: ServerRequestOptions) => Promise<Record<string, unknown>>
-  /** Asks the user for input through the client (`elicitation/create`). */
+  /** Asks the user for input through the client (`elicitation/create`); 2026-07-28: as {@link sample}. */
   elicit: (params: Record<string, unknown>, options?: ServerRequestOptions) => Promise<Record<string, unknown>>
   /**
    * Ends the HTTP stream carrying this request while the handler goes on; what
@@ -44,6 +57,6 @@ export interface HandlerContext {
    * (and does nothing) otherwise.
    */
   closeStream: (retryMs?: number) => boolean
-  /** Lists the client's roots (`roots/list`). */
+  /** Lists the client's roots (`roots/list`); 2026-07-28: as {@link sample}. */
   listRoots: (options?: ServerRequestOptions) => Promise<Record<string, unknown>>
 }

@@ -10,6 +10,7 @@ import type { ProtocolLimits } from './limits.js'
 import type { CacheSettings } from './modern/caching.js'
 import type { ProtocolGeneration } from './modern/meta.js'
 import { modernSettings, type ModernSettings } from './modern/settings.js'
+import type { RequestStateOptions } from './modern/request-state.js'
 import { Registry, type Registration } from './registry.js'
 import type { Session } from './session.js'
 import { TaskManager } from './tasks/manager.js'
@@ -47,6 +48,8 @@ export interface CoreOptions extends Partial<ProtocolLimits> {
   protocols?: readonly ProtocolGeneration[] | undefined
   /** Caching hints of modern results; default ttlMs 0, private. */
   cache?: CacheSettings | undefined
+  /** `requestState` signing of 2026-07-28 multi-round-trip requests (the `requestState` option). */
+  requestState?: RequestStateOptions | undefined
 }
 
 /**

@@ -7,6 +7,7 @@ import { callTool, listTools } from './methods/tools.js'
 import type { ErrorLogger, MethodEnv, MethodHandler, ServerIdentity } from './methods/types.js'
 import { resolveLimits, type ProtocolLimits } from './limits.js'
 import { MODERN_METHODS } from './modern/methods.js'
+import { RequestStateCodec, type RequestStateOptions } from './modern/request-state.js'
 import { shapeModernResult } from './modern/shaping.js'
 import type { Principal } from './principal.js'
 import type { Registry } from './registry.js'
@@ -37,6 +38,8 @@ export interface DispatcherOptions extends ServerIdentity, Partial<ProtocolLimit
   requestTimeoutMs: number
   logger: ErrorLogger
   tasks: TaskManager
+  /** `requestState` signing of 2026-07-28 multi-round-trip requests; every field has a default. */
+  requestState?: RequestStateOptions | undefined
 }
 
 /**
@@ -48,11 +51,13 @@ export class Dispatcher {
   private readonly registry: Registry
   private readonly options: DispatcherOptions
   private readonly limits: ProtocolLimits
+  private readonly requestState: RequestStateCodec
 
   constructor (registry: Registry, options: DispatcherOptions) {
     this.registry = registry
     this.options = options
     this.limits = resolveLimits(options)
+    this.requestState = new RequestStateCodec(options.requestState)
   }
 
   /**
@@ -99,7 +104,7 @@ export class Dispatcher {
     const inflight = session.beginRequest(request.id)
     const meta = params._meta as Record<string, unknown> | undefined
     const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs, principal)
-    const env: MethodEnv = { registry: this.registry, session, ctx, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks }
+    const env: MethodEnv = { registry: this.registry, session, ctx, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks, requestState: this.requestState }
     try {
       const result = await method(params, env)
       // A cancelled request gets no answer (MCP cancellation); a closed session cannot take one.

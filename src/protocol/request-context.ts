@@ -2,6 +2,7 @@ import type { HandlerContext, ServerRequestOptions } from './context.js'
 import { ErrorCode, McpError, type JsonRpcId } from './jsonrpc.js'
 import type { InflightRequest } from './inflight.js'
 import { requireClientCapabilities } from './modern/errors.js'
+import type { InputRound } from './modern/mrtr.js'
 import type { Principal } from './principal.js'
 import { LOG_LEVELS, type LogLevel, type Session } from './session.js'
 import { LATEST_PROTOCOL_VERSION, supports } from './versions.js'
@@ -17,6 +18,11 @@ export class RequestContext implements HandlerContext {
   readonly auth: Principal | undefined
   /** Template variables, for resource handlers. */
   params: Record<string, string> = {}
+  /**
+   * On a 2026-07-28 request to tools/call, prompts/get or resources/read: where
+   * asks are answered from the retry's `inputResponses` (multi-round-trip).
+   */
+  inputs: InputRound | undefined
   private readonly sessionRef: Session
   private readonly inflight: InflightRequest
   private readonly requestTimeoutMs: number
@@ -82,14 +88,15 @@ export class RequestContext implements HandlerContext {
 
   private clientRequest (capability: string, method: string, params: Record<string, unknown> | undefined, options: ServerRequestOptions = {}): Promise<Record<string, unknown>> {
     if (this.sessionRef.era === 'modern') {
-      // 2026-07-28 has no server-to-client requests: the answer is -32021 without the capability,
-      // multi-round-trip results with it (MRTR, not served yet).
+      // 2026-07-28 has no server-to-client requests: the question goes back in the result instead
+      // (multi-round-trip), and without the capability the answer is -32021.
+      if (this.inputs !== undefined) return this.inputs.ask(method, params, options.key)
       try {
         requireClientCapabilities(this.sessionRef.clientCapabilities, capability)
       } catch (error) {
         return Promise.reject(error)
       }
-      return Promise.reject(new McpError(ErrorCode.InternalError, `${method} is not available on protocol ${this.protocolVersion} yet`))
+      return Promise.reject(new McpError(ErrorCode.InternalError, `${method} is only available to tools, prompts and resource reads on protocol 2026-07-28`))
     }
     if (this.sessionRef.clientCapabilities[capability] === undefined) {
       return Promise.reject(new McpError(ErrorCode.MethodNotFound, `The client does not support ${capability}`))

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { DEFAULT_LIMITS } from '../protocol/limits.js'
 import type { CacheableMethod } from '../protocol/modern/caching.js'
+import { REQUEST_STATE_DEFAULTS } from '../protocol/modern/request-state.js'
 import { TASK_DEFAULTS, type TaskStore } from '../protocol/tasks/types.js'
 
 // The schemas state shape, type, range and default. Checks that span several fields or that need a
@@ -256,6 +257,24 @@ export const TasksOptionsSchema = Type.Object({
   maxTasksPerPrincipal: Type.Optional(Type.Integer({ minimum: 1, default: TASK_DEFAULTS.maxTasksPerPrincipal }))
 }, { ...strict, default: {} })
 export type TasksOptions = Static<typeof TasksOptionsSchema>
+export const RequestStateOptionsSchema = Type.Object({
+  /**
+   * HMAC-SHA256 key that signs the `requestState` of MCP 2026-07-28 multi-round-trip requests
+   * (`ctx.elicit`, `ctx.sample`, `ctx.listRoots` on a stateless request), at least 32 characters.
+   * Read it from the environment. Default: a random key per server instance, which is right for a
+   * single process; replicas behind a load balancer need the same secret, or a retry that lands on
+   * another replica is refused, and a restart invalidates the states in flight.
+   */
+  secret: Type.Optional(Type.String({ minLength: 32 })),
+  /** How long a client has to answer and retry, in milliseconds. Default 600000 (10 min). */
+  ttlMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 86_400_000, default: REQUEST_STATE_DEFAULTS.ttlMs })),
+  /**
+   * Largest `requestState` issued or accepted, in bytes. The answers of every earlier round travel
+   * in it (clients send only the latest round's), so large sampling results need room. Default 65536.
+   */
+  maxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 4 * MiB, default: REQUEST_STATE_DEFAULTS.maxBytes }))
+}, { ...strict, default: {} })
+export type RequestStateOptions = Static<typeof RequestStateOptionsSchema>
 
 // Identity and protocol settings shared by MCPServer and the plugin.
 const serverProperties = {
@@ -302,7 +321,9 @@ const serverProperties = {
    * Used as given (never copied or frozen); the server does not close it. Default: a bounded
    * in-memory store, closed with the server.
    */
-  taskStore: Type.Optional(Type.Unsafe<TaskStore>({}))
+  taskStore: Type.Optional(Type.Unsafe<TaskStore>({})),
+  /** Signing of the `requestState` of 2026-07-28 multi-round-trip requests; every field has a default. */
+  requestState: Type.Optional(RequestStateOptionsSchema)
 }
 
 export const ServerOptionsSchema = Type.Object({

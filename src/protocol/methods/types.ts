@@ -4,6 +4,7 @@ import type { Session } from '../session.js'
 import type { TaskManager } from '../tasks/manager.js'
 import { ErrorCode, McpError } from '../jsonrpc.js'
 import { exceedsBytes, type ProtocolLimits } from '../limits.js'
+import type { RequestStateCodec } from '../modern/request-state.js'
 import type { ModernSettings } from '../modern/settings.js'
 
 export interface ServerIdentity {
@@ -30,6 +31,8 @@ export interface MethodEnv {
   limits: ProtocolLimits
   /** Task-augmented calls and the `tasks/*` methods. */
   tasks: TaskManager
+  /** Signs and verifies the `requestState` of 2026-07-28 multi-round-trip requests. */
+  requestState: RequestStateCodec
 }
 
 export type MethodHandler = (params: Record<string, unknown>, env: MethodEnv) => Promise<Record<string, unknown>> | Record<string, unknown>

@@ -5,6 +5,7 @@ import { callTool, listTools } from '../methods/tools.js'
 import type { MethodHandler } from '../methods/types.js'
 import { cancelTask, getTask, updateTask } from '../tasks/methods.js'
 import { discover } from './discover.js'
+import { withInputRequests } from './mrtr.js'
 
 /**
  * The methods a 2026-07-28 request may call. Absent on purpose, because the
@@ -14,17 +15,18 @@ import { discover } from './discover.js'
  * `subscriptions/listen`). Anything not listed is -32601 (HTTP 404).
  * Features of the revision that arrive later add their entries here. Each
  * handler returns a fresh result object: the result shaping completes it in
- * place (`shaping.ts`).
+ * place (`shaping.ts`). The three methods that may answer `input_required` go
+ * through multi-round-trip handling (`mrtr.ts`).
  */
 export const MODERN_METHODS: ReadonlyMap<string, MethodHandler> = new Map<string, MethodHandler>([
   ['server/discover', discover],
   ['tools/list', listTools],
-  ['tools/call', callTool],
+  ['tools/call', withInputRequests('tools/call', callTool)],
   ['resources/list', listResources],
   ['resources/templates/list', listResourceTemplates],
-  ['resources/read', readResource],
+  ['resources/read', withInputRequests('resources/read', readResource)],
   ['prompts/list', listPrompts],
-  ['prompts/get', getPrompt],
+  ['prompts/get', withInputRequests('prompts/get', getPrompt)],
   ['completion/complete', complete],
   // The Tasks extension (io.modelcontextprotocol/tasks, SEP-2663); tasks/result and tasks/list are gone from it.
   ['tasks/get', getTask],

@@ -1,0 +1,189 @@
+import { ErrorCode, McpError } from '../jsonrpc.js'
+import type { MethodHandler } from '../methods/types.js'
+import { digest, requestDigest } from './canonical.js'
+import { MissingCapabilityError } from './errors.js'
+import { checkInputResponse } from './input-responses.js'
+import type { RequestStateBinding, RequestStatePayload, StoredAnswer } from './request-state.js'
+
+/**
+ * Multi-round-trip requests (MCP 2026-07-28, SEP-2322) behind `ctx.elicit`,
+ * `ctx.sample` and `ctx.listRoots`. There is no server-to-client request on a
+ * 2026 request: when a handler asks something the retry has not answered, the
+ * call ends with `resultType: "input_required"`, and the client retries with
+ * the answers. The handler then runs again from the top and its asks resolve
+ * from the answers, so its code is the same as on a 2025 session.
+ *
+ * An ask's key (`inputRequests` key) is the caller's `options.key` or
+ * `<capability>-<call index>-<digest of method and params>`: deterministic
+ * across re-runs of a deterministic handler, and a question whose content
+ * changed gets a new key, so it is never answered with the old answer.
+ * Clients send only the latest round's answers, so the answers the handler
+ * used are carried forward in the signed `requestState`.
+ */
+
+/** The client capability each input method needs. */
+const INPUT_CAPABILITY: Readonly<Record<string, string>> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots'
+}
+
+/** The methods whose results may be `input_required` (spec: "MUST NOT" on any other). */
+export const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read'])
+
+const MAX_KEY_LENGTH = 128
+
+/**
+ * How an unanswered `ctx.elicit/sample/listRoots` ends a handler's run on a
+ * 2026-07-28 request: the call's answer becomes `input_required`, whatever the
+ * handler does after. A handler that catches every error around an ask should
+ * rethrow this one, or it goes on with no answer (and its result is discarded).
+ */
+export class InputRequiredError extends McpError {
+  constructor () {
+    super(ErrorCode.InternalError, 'Input required: this request ends with resultType "input_required" and runs again when the client answers')
+    this.name = 'InputRequiredError'
+  }
+}
+
+function isRecord (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function invalidParams (reason: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Invalid params: ${reason}`)
+}
+
+/** A rejected promise that is already marked handled: a handler may ask without awaiting. */
+function refuse (error: Error): Promise<never> {
+  const promise = Promise.reject(error)
+  promise.catch(() => {})
+  return promise
+}
+
+const EMPTY_STATE: RequestStatePayload = { answers: new Map(), asked: new Map() }
+
+/** One run of a handler on a 2026-07-28 request: the answers it may use and the questions it leaves open. */
+export class InputRound {
+  private readonly capabilities: Record<string, unknown>
+  private readonly responses: ReadonlyMap<string, Record<string, unknown>>
+  private readonly earlier: RequestStatePayload
+  /** Answers the handler consumed this run: the next state carries them. */
+  private readonly used = new Map<string, StoredAnswer>()
+  /** Questions left unanswered this run: the `inputRequests` of the result. */
+  private readonly open = new Map<string, { question: string, method: string, params: Record<string, unknown> }>()
+  private readonly keys = new Set<string>()
+  private calls = 0
+  private ended = false
+  /** An answer that is not a valid result: the request fails with it, whatever the handler did. */
+  failure: McpError | undefined
+
+  constructor (capabilities: Record<string, unknown>, responses: ReadonlyMap<string, Record<string, unknown>>, earlier: RequestStatePayload = EMPTY_STATE) {
+    this.capabilities = capabilities
+    this.responses = responses
+    this.earlier = earlier
+  }
+
+  /** True when the handler asked something this run has no answer for. */
+  get needsInput (): boolean {
+    return this.open.size > 0
+  }
+
+  ask (method: string, params: Record<string, unknown> | undefined, key: string | undefined): Promise<Record<string, unknown>> {
+    // Work the handler left running after its call ended cannot add to a result already sent.
+    if (this.ended) return refuse(new InputRequiredError())
+    const capability = INPUT_CAPABILITY[method] as string
+    const declared = this.capabilities[capability]
+    if (declared === undefined || declared === null) return refuse(new MissingCapabilityError(capability))
+    const index = this.calls++
+    const requestParams = params ?? {}
+    const question = digest([method, requestParams], 16)
+    const name = key ?? `${capability}-${index}-${question}`
+    if (name.length === 0 || name.length > MAX_KEY_LENGTH) {
+      return refuse(new McpError(ErrorCode.InternalError, `An input key must be 1 to ${MAX_KEY_LENGTH} characters long`))
+    }
+    if (this.keys.has(name)) {
+      return refuse(new McpError(ErrorCode.InternalError, `The input key "${name}" is used twice in one request`))
+    }
+    this.keys.add(name)
+
+    const stored = this.earlier.answers.get(name)
+    if (stored !== undefined && stored.question === question) {
+      this.used.set(name, stored)
+      return Promise.resolve(structuredClone(stored.result))
+    }
+    const response = this.responses.get(name)
+    // What the state says this key asked last; an answer to a question that has since changed is not
+    // an answer to this one (a client resending old answers, or a key reused for another question).
+    const known = this.earlier.asked.get(name) ?? stored?.question
+    if (response !== undefined && (known === undefined || known === question)) {
+      const problem = checkInputResponse(method, response)
+      if (problem !== undefined) {
+        this.failure ??= invalidParams(`inputResponses["${name}"] is not a valid ${method} result: ${problem}`)
+        return refuse(this.failure)
+      }
+      this.used.set(name, { question, result: structuredClone(response) })
+      return Promise.resolve(response)
+    }
+    this.open.set(name, { question, method, params: requestParams })
+    return refuse(new InputRequiredError())
+  }
+
+  /** Ends the run: later asks are refused and recorded nowhere. */
+  end (): void {
+    this.ended = true
+  }
+
+  /** The `input_required` result: the open questions and a state carrying every answer used so far. */
+  inputRequired (seal: (payload: RequestStatePayload) => string): Record<string, unknown> {
+    // Object.fromEntries defines own properties: a key like "__proto__" stays a key.
+    const inputRequests = Object.fromEntries([...this.open].map(([key, { method, params }]) => [key, { method, params }]))
+    const asked = new Map([...this.open].map(([key, { question }]) => [key, question]))
+    return { resultType: 'input_required', inputRequests, requestState: seal({ answers: this.used, asked }) }
+  }
+}
+
+/** Reads `inputResponses`: an object of result objects, or absent. */
+function readResponses (value: unknown): Map<string, Record<string, unknown>> {
+  const responses = new Map<string, Record<string, unknown>>()
+  if (value === undefined) return responses
+  if (!isRecord(value)) throw invalidParams('params.inputResponses must be an object mapping input keys to results')
+  for (const [key, response] of Object.entries(value)) {
+    if (!isRecord(response)) throw invalidParams('every value of params.inputResponses must be a result object')
+    responses.set(key, response)
+  }
+  return responses
+}
+
+/**
+ * Wraps `tools/call`, `prompts/get` or `resources/read` so that on a
+ * 2026-07-28 request the handler's asks are answered from the retry and an
+ * unanswered one ends the call with `input_required`. 2025 sessions pass
+ * straight through: their asks are live requests on the session.
+ */
+export function withInputRequests (method: string, handler: MethodHandler): MethodHandler {
+  return async (params, env) => {
+    if (env.session.era !== 'modern') return await handler(params, env)
+    const responses = readResponses(params.inputResponses)
+    let paramsDigest: string | undefined
+    // Bound to the caller of this request (ctx.auth), whatever its session says.
+    const binding = (): RequestStateBinding => ({ principal: env.ctx.auth, method, paramsDigest: paramsDigest ??= requestDigest(params) })
+    const earlier = params.requestState === undefined ? undefined : env.requestState.open(params.requestState, binding())
+    const round = new InputRound(env.session.clientCapabilities, responses, earlier)
+    env.ctx.inputs = round
+    let result: Record<string, unknown> | undefined
+    let failed = false
+    let error: unknown
+    try {
+      result = await handler(params, env)
+    } catch (thrown) {
+      failed = true
+      error = thrown
+    }
+    round.end()
+    if (round.failure !== undefined) throw round.failure
+    if (round.needsInput) return round.inputRequired((payload) => env.requestState.seal(payload, binding()))
+    if (failed) throw error
+    return result as Record<string, unknown>
+  }
+}
