@@ -6,6 +6,7 @@
 // against <url>/mcp. Stops on SIGINT/SIGTERM.
 import { parseArgs } from 'node:util'
 import { MCPServer, Type } from '../dist/index.js'
+import { registerInputRequiredFixtures } from './conformance/input-required.js'
 import { registerTaskFixtures } from './conformance-tasks.js'
 
 const { values: flags } = parseArgs({
@@ -276,6 +277,10 @@ server.prompt({ name: 'test_prompt_with_image', description: 'A prompt with an i
     { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } }
   ]
 }))
+
+// ---- 2026-07-28 multi-round-trip requests (input-required-result-*) ------------
+
+registerInputRequiredFixtures(server)
 
 // ---- lifecycle ----------------------------------------------------------------
 
