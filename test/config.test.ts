@@ -21,7 +21,8 @@ const HTTP_DEFAULTS = {
 const TASK_DEFAULTS = { ttlMs: 3600000, pollIntervalMs: 1000, maxTasks: 10000, maxTasksPerPrincipal: 100 }
 const SERVER_DEFAULTS = {
   name: 'fastify-mcp-server', version: '0.0.0', pageSize: 100, maxMessageBytes: 4194304, requestTimeoutMs: 60000, maxUriBytes: 8192, maxSubscriptions: 100, maxInflightRequests: 1000, logLevel: 'warn',
-  protocols: ['modern', 'legacy'], cache: { ttlMs: 0, scope: 'private' }, tasks: TASK_DEFAULTS
+  protocols: ['modern', 'legacy'], cache: { ttlMs: 0, scope: 'private' }, tasks: TASK_DEFAULTS,
+  requestState: { ttlMs: 600000, maxBytes: 65536 }
 }
 
 const sse = (options: Record<string, unknown>): unknown => ({ transport: { type: 'sse', options } })
@@ -212,7 +213,8 @@ t.test('plugin options: Fastify register keys stripped, port and host refused', 
   const resolved = resolvePluginOptions(input)
   const { port: _p, host: _h, requestReadTimeoutMs: _r, headersTimeoutMs: _t, ...routeDefaults } = HTTP_DEFAULTS
   t.same(resolved, {
-    ...routeDefaults, name: 'weather', version: '0.0.0', pageSize: 100, requestTimeoutMs: 60000, maxUriBytes: 8192, maxSubscriptions: 100, maxInflightRequests: 1000, endpoint: '/events', protocols: ['modern', 'legacy'], cache: { ttlMs: 0, scope: 'private' }, tasks: TASK_DEFAULTS
+    ...routeDefaults, name: 'weather', version: '0.0.0', pageSize: 100, requestTimeoutMs: 60000, maxUriBytes: 8192, maxSubscriptions: 100, maxInflightRequests: 1000, endpoint: '/events', protocols: ['modern', 'legacy'], cache: { ttlMs: 0, scope: 'private' }, tasks: TASK_DEFAULTS,
+    requestState: { ttlMs: 600000, maxBytes: 65536 }
   })
   t.equal(input.prefix, '/v1', 'input untouched')
   t.ok(Object.isFrozen(resolved))

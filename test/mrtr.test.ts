@@ -295,6 +295,7 @@ t.test('a handler cannot turn an unanswered ask into a complete result', async (
 t.test('asks outside tools, prompts and resource reads fail clearly; misuse of keys is the server\'s error', async (t) => {
   const session = new Session('modern', { send: () => {}, close: () => {} })
   session.era = 'modern'
+  session.clientCapabilities = { elicitation: {} }
   const ctx = new RequestContext(session, 1, new InflightRequest(), undefined, 1000)
   await t.rejects(ctx.elicit(NAME_QUESTION), { code: -32603, message: 'elicitation/create is only available to tools, prompts and resource reads on protocol 2026-07-28' })
 

@@ -1,5 +1,5 @@
 // Fixtures of the conformance suite's input-required-result-* scenarios (MCP 2026-07-28
-// multi-round-trip requests, SEP-2322) and of server-stateless's test_missing_capability.
+// multi-round-trip requests, SEP-2322).
 // Plain handlers: ctx.elicit/sample/listRoots end a 2026-07-28 call with input_required and the
 // retry runs the handler again with the answers; `key` names each question as the scenarios expect.
 
@@ -74,11 +74,6 @@ export function registerInputRequiredFixtures (server) {
     // An ask for an undeclared capability rejects with -32021 at once; the others become input requests.
     const asks = await Promise.allSettled([ctx.elicit(NAME, { key: 'user_name' }), ctx.sample(CAPITAL, { key: 'capital_question' })])
     return text(asks.map((ask) => ask.status === 'fulfilled' ? 'answered' : `unavailable: ${ask.reason.message}`).join('; '))
-  })
-
-  server.tool({ name: 'test_missing_capability', description: 'Needs sampling: without it declared, the call is -32021' }, async (_args, ctx) => {
-    const answer = await ctx.sample(CAPITAL)
-    return text(`Model answer: ${sampledText(answer)}`)
   })
 
   server.prompt({ name: 'test_input_required_result_prompt', description: 'Asks the user for context before building the prompt' }, async (_args, ctx) => {
