@@ -11,8 +11,8 @@ import { Session } from '../src/protocol/session.js'
 // sessions marked modern, the way the 2026-07-28 transports hand requests over.
 
 const ALL = { elicitation: {}, sampling: {}, roots: {} }
-const alice: Principal = { method: 'jwt', subject: 'iss|alice', scopes: [], claims: {} }
-const bob: Principal = { method: 'jwt', subject: 'iss|bob', scopes: [], claims: {} }
+const alice: Principal = { method: 'jwt', kind: 'user', issuer: 'https://issuer.example', subject: 'alice', scopes: [], claims: {} }
+const bob: Principal = { method: 'jwt', kind: 'user', issuer: 'https://issuer.example', subject: 'bob', scopes: [], claims: {} }
 
 const NAME_QUESTION = { message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }
 const COLOR_QUESTION = { message: 'Favourite colour?', requestedSchema: { type: 'object', properties: { color: { type: 'string' } } } }

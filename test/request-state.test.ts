@@ -4,8 +4,8 @@ import { RequestStateCodec, type RequestStateBinding, type RequestStatePayload }
 import type { Principal } from '../src/protocol/principal.js'
 
 const SECRET = 'a-request-state-secret-of-32-chars-or-more'
-const alice: Principal = { method: 'jwt', subject: 'https://issuer.example|alice', scopes: [], claims: { iss: 'https://issuer.example' } }
-const bob: Principal = { method: 'jwt', subject: 'https://issuer.example|bob', scopes: [], claims: { iss: 'https://issuer.example' } }
+const alice: Principal = { method: 'jwt', kind: 'user', issuer: 'https://issuer.example', subject: 'alice', scopes: [], claims: { iss: 'https://issuer.example' } }
+const bob: Principal = { method: 'jwt', kind: 'user', issuer: 'https://issuer.example', subject: 'bob', scopes: [], claims: { iss: 'https://issuer.example' } }
 const binding: RequestStateBinding = { principal: alice, method: 'tools/call', paramsDigest: requestDigest({ name: 'pay', arguments: { amount: 10 } }) }
 const payload: RequestStatePayload = {
   answers: new Map([['confirm', { question: 'q1', result: { action: 'accept', content: { ok: true } } }]]),
@@ -43,6 +43,8 @@ t.test('every kind of foreign or damaged state is -32602 with a fixed sentence',
     ['mac truncated', `${version}.${body}.${mac.slice(0, 20)}`, binding, notIssued],
     ['another principal', token, { ...binding, principal: bob }, notIssued],
     ['the same subject from another auth method', token, { ...binding, principal: { ...alice, method: 'oauth' } }, notIssued],
+    ['the same subject from another issuer', token, { ...binding, principal: { ...alice, issuer: 'https://evil.example' } }, notIssued],
+    ['the same name as a client, not a user', token, { ...binding, principal: { ...alice, kind: 'client' } }, notIssued],
     ['no principal', token, { ...binding, principal: undefined }, notIssued],
     ['another method', token, { ...binding, method: 'prompts/get' }, notIssued],
     ['other arguments', token, { ...binding, paramsDigest: requestDigest({ name: 'pay', arguments: { amount: 10000 } }) }, notIssued],
@@ -64,6 +66,8 @@ t.test('every kind of foreign or damaged state is -32602 with a fixed sentence',
     }
   }
   t.ok(codec.open(token, binding), 'the genuine state still opens')
+  t.ok(codec.open(token, { ...binding, principal: { ...alice, scopes: ['admin'], claims: { jti: 'next-token' }, expiresAt: 1 } }),
+    'bound to the identity, not to the token: the same caller with a refreshed token goes on')
 
   const otherServer = new RequestStateCodec({ secret: 'another-secret-of-at-least-32-characters' }, time.now)
   t.throws(() => otherServer.open(token, binding), { code: -32602, message: notIssued }, 'a server with another key refuses it')

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { ErrorCode, McpError } from '../jsonrpc.js'
-import type { Principal } from '../principal.js'
+import { principalKey, type Principal } from '../principal.js'
 
 /**
  * The `requestState` of MCP 2026-07-28 multi-round-trip requests: what a
@@ -60,15 +60,9 @@ function invalidState (reason: string): McpError {
   return new McpError(ErrorCode.InvalidParams, `Invalid requestState: ${reason}`)
 }
 
-/**
- * The identity fields of a principal, in a form no value can forge (a JSON
- * array, not a joined string). Read structurally: `kind` and `issuer` join
- * `method` and `subject` where the principal carries them.
- */
+/** The principal's identity (method, kind, issuer, subject), never its credential; `null` without auth. */
 function identity (principal: Principal | undefined): string {
-  if (principal === undefined) return 'null'
-  const { kind, issuer } = principal as { kind?: unknown, issuer?: unknown }
-  return JSON.stringify([principal.method, kind ?? null, issuer ?? null, principal.subject])
+  return principal === undefined ? 'null' : principalKey(principal)
 }
 
 function isRecord (value: unknown): value is Record<string, unknown> {
