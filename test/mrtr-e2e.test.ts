@@ -151,6 +151,7 @@ t.test('raw HTTP: a requestState is refused from another principal, with other p
   ]
   for (const [name, server, body, headers, message] of refusals) {
     const reply = await post(server, body, headers)
+    t.equal(reply.statusCode, 200, `${name}: an ordinary JSON-RPC error answer`)
     t.match(reply.json(), { id: 2, error: { code: -32602, message } }, name)
     t.notOk(reply.body.includes(SECRET) || reply.body.includes(KEYS[0] as string), `${name}: nothing secret in the answer`)
   }

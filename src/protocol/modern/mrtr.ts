@@ -28,9 +28,6 @@ const INPUT_CAPABILITY: Readonly<Record<string, string>> = {
   'roots/list': 'roots'
 }
 
-/** The methods whose results may be `input_required` (spec: "MUST NOT" on any other). */
-export const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read'])
-
 const MAX_KEY_LENGTH = 128
 
 /**
