@@ -37,7 +37,7 @@ function makeCore (requestState?: { secret?: string, ttlMs?: number }) {
     session.protocolVersion = '2026-07-28'
     session.clientCapabilities = options.capabilities ?? ALL
     const id = ids
-    await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, params }))
+    await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, params }), options.principal)
     const reply = sent.find((message) => 'id' in message && message.id === id) as any
     t.ok(reply, `${method} was answered`)
     t.notOk(sent.some((message) => 'method' in message && 'id' in message), 'no request ever goes to a 2026 client')
@@ -296,7 +296,7 @@ t.test('asks outside tools, prompts and resource reads fail clearly; misuse of k
   const session = new Session('modern', { send: () => {}, close: () => {} })
   session.era = 'modern'
   session.clientCapabilities = { elicitation: {} }
-  const ctx = new RequestContext(session, 1, new InflightRequest(), undefined, 1000)
+  const ctx = new RequestContext(session, 1, new InflightRequest(), undefined, 1000, undefined)
   await t.rejects(ctx.elicit(NAME_QUESTION), { code: -32603, message: 'elicitation/create is only available to tools, prompts and resource reads on protocol 2026-07-28' })
 
   const { core, call } = makeCore()
