@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { FastifyRequest } from 'fastify'
-import { createOriginGuard, hostnameOf, isLoopbackAddress } from '../src/transports/guards.js'
+import { isLoopbackAddress, isLoopbackHostname, isSecureUrl } from '../src/loopback.js'
+import { createOriginGuard, hostnameOf } from '../src/transports/guards.js'
 import { startIdleSweep } from '../src/transports/idle.js'
 import { memoryCore } from './helpers/memory.js'
 
@@ -18,6 +19,11 @@ function check (guard: ReturnType<typeof createOriginGuard>, localAddress: strin
 t.test('loopback addresses', async (t) => {
   for (const address of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) t.ok(isLoopbackAddress(address), address)
   for (const address of [undefined, '10.0.0.1', '::ffff:10.0.0.1', '::', '0.0.0.0', 'fe80::1']) t.notOk(isLoopbackAddress(address), String(address))
+  for (const name of ['localhost', '127.0.0.1', '127.9.8.7', '[::1]']) t.ok(isLoopbackHostname(name), name)
+  for (const name of ['localhost.evil.example', '127.0.0.1.nip.io', '::1', '10.0.0.1', '0.0.0.0']) t.notOk(isLoopbackHostname(name), name)
+  // The one rule for key and issuer URLs, at boot and when discovery hands out new ones.
+  for (const url of ['https://idp.example', 'http://localhost:8080/jwks', 'http://127.0.0.1/x', 'http://[::1]:9/']) t.ok(isSecureUrl(url), url)
+  for (const url of ['http://idp.example', 'ftp://localhost/', 'not a url', 'http://127.0.0.1.nip.io/']) t.notOk(isSecureUrl(url), url)
 })
 
 t.test('host names without their port', async (t) => {

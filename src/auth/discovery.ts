@@ -1,3 +1,4 @@
+import { isSecureUrl } from '../loopback.js'
 import { describeUrl, fetchJson, PeerError } from './fetch.js'
 
 /** The members of RFC 8414 authorization server metadata the resource server uses. */
@@ -75,12 +76,3 @@ function trimSlash (url: string): string {
   return url.endsWith('/') ? url.slice(0, -1) : url
 }
 
-/** The same rule as the issuer URL at boot: https, or http on a loopback host. */
-export function isSecureUrl (value: string): boolean {
-  if (!URL.canParse(value)) return false
-  const url = new URL(value)
-  if (url.protocol === 'https:') return true
-  const host = url.hostname
-  return url.protocol === 'http:' &&
-    (host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host))
-}

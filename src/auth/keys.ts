@@ -1,5 +1,6 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto'
 import { createVerifier, TokenError } from 'fast-jwt'
+import type { JwtAlgorithm } from '../schemas/algorithms.js'
 import { invalidToken, type AuthFailure } from './errors.js'
 
 /** Verifies a token's signature, `exp` and `nbf`; returns its payload. Throws fast-jwt TokenErrors. */
@@ -8,13 +9,13 @@ type Verify = (token: string) => Record<string, unknown>
 // Which key family each algorithm needs. Checked before handing the key to fast-jwt so that a
 // token can only ever be verified with a key of its own family: this, with the allow-list on the
 // header, is what closes algorithm confusion (an HS256 token "signed" with an RSA public key).
-const FAMILY_OF_ALG: Record<string, string> = {
+const FAMILY_OF_ALG: Readonly<Record<string, string>> = {
   HS256: 'hmac', HS384: 'hmac', HS512: 'hmac',
   RS256: 'rsa', RS384: 'rsa', RS512: 'rsa',
   PS256: 'rsa', PS384: 'rsa', PS512: 'rsa',
   ES256: 'ec:prime256v1', ES384: 'ec:secp384r1', ES512: 'ec:secp521r1',
   EdDSA: 'ed'
-}
+} satisfies Record<JwtAlgorithm, string>
 
 function familyOf (key: KeyObject): string | undefined {
   switch (key.asymmetricKeyType) {

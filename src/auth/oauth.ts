@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { Principal } from '../protocol/principal.js'
+import { ASYMMETRIC_ALGORITHMS } from '../schemas/algorithms.js'
 import { discover, type AuthServerMetadata } from './discovery.js'
 import { AuthDiscoveryFailedError, insufficientScope, invalidToken } from './errors.js'
 import { describeUrl, PeerError } from './fetch.js'
@@ -27,7 +28,7 @@ export interface MetadataTiming {
 /** Hourly, so a moved jwks_uri or introspection endpoint is followed; a failure is retried after a minute. */
 const METADATA_TIMING: MetadataTiming = { maxAgeMs: 60 * 60_000, retryMs: 60_000 }
 /** An authorization server signs with its private keys: HMAC access tokens cannot be ours to verify. */
-const ASYMMETRIC = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'])
+const ASYMMETRIC: ReadonlySet<string> = new Set(ASYMMETRIC_ALGORITHMS)
 /**
  * RFC 9068 §4: a JWT access token says `typ: at+jwt` (or the full media type); anything else,
  * an ID token above all, is refused. `allowGenericJwtTyp` adds what many providers issue instead.

@@ -3,6 +3,8 @@
 // not been validated yet). A rule problem replaces a schema problem at the same path: it says the
 // same thing with the reason and the fix.
 
+import { isSecureUrl } from '../loopback.js'
+import { isAsymmetricAlgorithm, isHmacAlgorithm } from './algorithms.js'
 import { HEADER_TOKEN_PATTERN, ORIGIN_PATTERN, QUERY_PARAM_PATTERN } from './config.js'
 
 /** One invalid option: its dotted path (`transport.options.port`) and what is wrong. */
@@ -15,8 +17,6 @@ type Add = (path: string, message: string) => void
 type Dict = Record<string, unknown>
 
 const SECRET_KEYS = new Set(['secret', 'keys', 'clientSecret', 'publicKey'])
-const HMAC = new Set(['HS256', 'HS384', 'HS512'])
-const ASYMMETRIC = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'])
 const RESERVED_HEADERS = new Set(['authorization', 'host', 'content-type', 'cookie'])
 
 export function isRecord (value: unknown): value is Dict {
@@ -149,8 +149,8 @@ function jwtRules (o: Dict, base: string, add: Add): void {
         'forge any identity; list the algorithms your issuer signs with, such as "RS256"')
     }
   })
-  const hmac = algorithms.filter((a): a is string => HMAC.has(a as string))
-  const asym = algorithms.filter((a): a is string => ASYMMETRIC.has(a as string))
+  const hmac = algorithms.filter((a): a is string => isHmacAlgorithm(a as string))
+  const asym = algorithms.filter((a): a is string => isAsymmetricAlgorithm(a as string))
   const [hasSecret, hasKey, hasJwks] = [o.secret !== undefined, o.publicKey !== undefined, o.jwksUri !== undefined]
   const at = (key: string): string => join(base, key)
 
@@ -268,7 +268,7 @@ function secureUrl (value: unknown, path: string, add: Add): void {
   const url = parseUrl(value)
   if (url === null) {
     add(path, `expected an absolute https URL such as "https://auth.example.com", got ${JSON.stringify(value)}`)
-  } else if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+  } else if (!isSecureUrl(value)) {
     // Show scheme and host only: a URL may carry credentials in its userinfo or query.
     add(path, `use https outside loopback (keys fetched over plain http can be swapped in transit), got ${url.protocol}//${url.host}`)
   }
@@ -277,8 +277,4 @@ function secureUrl (value: unknown, path: string, add: Add): void {
 // URL.parse is missing from early Node 20 releases.
 function parseUrl (value: string): URL | null {
   return URL.canParse(value) ? new URL(value) : null
-}
-
-function isLoopback (hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
 }

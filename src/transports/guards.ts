@@ -1,9 +1,7 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify'
 import { ForbiddenOriginError, InvalidHostError } from '../errors.js'
 import { headerLines } from '../header-lines.js'
-
-/** Host names always accepted on a loopback listener (any port). */
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
+import { isLoopbackAddress, isLoopbackHostname } from '../loopback.js'
 
 // RFC 9112 §3.2 / RFC 3986 §3.2.2: `uri-host [ ":" port ]`, kept to the names and IP literals
 // real hosts use. No userinfo (`localhost:80@evil.example` read as `localhost` would pass for
@@ -15,12 +13,6 @@ export interface OriginGuardOptions {
   allowOrigins: readonly string[] | undefined
   /** Host values accepted (besides the loopback names on a loopback connection), with or without a port. */
   allowedHosts: readonly string[] | undefined
-}
-
-/** True for an IPv4 loopback address, `::1`, or IPv4 loopback mapped into IPv6. */
-export function isLoopbackAddress (address: string | undefined): boolean {
-  if (address === undefined) return false
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.')
 }
 
 /** `example.com:8080` -> `example.com`, `[::1]:80` -> `[::1]`; lower-cased. */
@@ -83,7 +75,7 @@ export function createHostGuard (allowedHosts: readonly string[] | undefined): (
     const loopback = isLoopbackAddress(request.socket.localAddress)
     if (listed === undefined && !loopback) return host
     const allowed = host !== undefined && (
-      (loopback && LOOPBACK_HOSTS.has(hostnameOf(host))) ||
+      (loopback && isLoopbackHostname(hostnameOf(host))) ||
       (listed !== undefined && (listed.has(hostnameOf(host)) || listed.has(host.toLowerCase()))))
     if (!allowed) throw new ForbiddenOriginError('the Host header is not allowed')
     return host
