@@ -209,7 +209,7 @@ t.test('server-to-client requests: capability, answer, error, timeout, close', a
   await core.dispatcher.dispatch(capable.session, classifyMessage({ jsonrpc: '2.0', id: rootsRequest.id, error: { code: -1, message: 'no roots for you' } }), undefined)
   t.same((await failing).error, { code: -1, message: 'no roots for you' }, "the client's error comes back as the call's error")
 
-  t.same((await capable.request('tools/call', { name: 'elicit' })).error, { code: -32001, message: 'No answer to elicitation/create within 50 ms' }, 'times out')
+  t.same((await capable.request('tools/call', { name: 'elicit' })).error, { code: -32003, message: 'No answer to elicitation/create within 50 ms' }, 'times out')
   t.notOk(capable.session.receiveResponse({ jsonrpc: '2.0', id: 'srv-unknown', result: {} }), 'an unmatched response is ignored')
 
   const closing = capable.request('tools/call', { name: 'ask' })
@@ -218,7 +218,7 @@ t.test('server-to-client requests: capability, answer, error, timeout, close', a
   t.equal(await closing, undefined, 'a closed session gets no answer')
   t.equal(capable.closedCount(), 1)
   t.equal(core.sessionCount, 1, 'the closed session left the core')
-  await t.rejects(capable.session.request('ping', undefined, { timeoutMs: 10 }), { message: 'Session closed' })
+  await t.rejects(capable.session.request('ping', undefined, { timeoutMs: 10 }), { message: 'Session closed', code: -32004 }, 'a request on a closed session: ConnectionClosed, distinct from RequestTimeout and SessionNotFound')
 })
 
 t.test('broadcast reaches initialized sessions only, serialized once', async (t) => {

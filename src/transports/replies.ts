@@ -18,12 +18,12 @@ export interface TransportError {
 const JSON_RPC_CODES: Readonly<Record<string, number>> = {
   FST_MCP_PARSE_ERROR: ErrorCode.ParseError,
   FST_MCP_UNKNOWN_SESSION: ErrorCode.SessionNotFound,
-  FST_MCP_FORBIDDEN_ORIGIN: ErrorCode.ConnectionClosed,
-  FST_MCP_FOREIGN_SESSION: ErrorCode.ConnectionClosed,
-  FST_MCP_AT_CAPACITY: ErrorCode.ConnectionClosed,
-  FST_MCP_SESSION_QUOTA: ErrorCode.ConnectionClosed,
-  FST_MCP_NOT_ACCEPTABLE: ErrorCode.ConnectionClosed,
-  FST_MCP_METHOD_NOT_ALLOWED: ErrorCode.ConnectionClosed
+  FST_MCP_FORBIDDEN_ORIGIN: ErrorCode.TransportRefused,
+  FST_MCP_FOREIGN_SESSION: ErrorCode.TransportRefused,
+  FST_MCP_AT_CAPACITY: ErrorCode.TransportRefused,
+  FST_MCP_SESSION_QUOTA: ErrorCode.TransportRefused,
+  FST_MCP_NOT_ACCEPTABLE: ErrorCode.TransportRefused,
+  FST_MCP_METHOD_NOT_ALLOWED: ErrorCode.TransportRefused
 }
 
 /** The JSON-RPC error code that goes with a transport error. */
