@@ -9,23 +9,47 @@ import type {
   ToolDefinition, ToolHandler
 } from './protocol/definitions.js'
 import type { Registration } from './protocol/registry.js'
-import { kSharedCore, mcp } from './plugin.js'
+import { mountMcp } from './mount.js'
 import type { ServerOptions } from './schemas/config.js'
-import { resolveServerOptions, type ResolvedAuthOptions, type ResolvedServerOptions } from './schemas/resolve.js'
+import { pluginOptionsOf, resolveServerOptions, type ResolvedAuthOptions, type ResolvedServerOptions } from './schemas/resolve.js'
 import { StdioRunner } from './stdio.js'
 import { sendTransportError } from './transports/replies.js'
 
-export type StartInfo =
-  | { transport: 'stdio' }
-  | { transport: 'sse', url: string, host: string, port: number }
+/** What `start()` resolves with on stdio. */
+export interface StdioStartInfo {
+  transport: 'stdio'
+}
+
+/** What `start()` resolves with on HTTP: where the listener is. */
+export interface HttpStartInfo {
+  transport: 'sse'
+  /** Base URL of the listener, `http://<host>:<port>` (IPv6 hosts in brackets); the endpoints hang off it. */
+  url: string
+  /** The interface bound, as configured. */
+  host: string
+  /** The port bound: the one the system picked when the configured port is 0. */
+  port: number
+}
+
+/**
+ * What `start()` resolves with, following the options' transport: {@link HttpStartInfo} for
+ * `transport: { type: 'sse' }`, {@link StdioStartInfo} for stdio or no transport, and the union
+ * when the options' type does not say (a value typed `ServerOptions`).
+ */
+export type StartInfo<O extends ServerOptions = ServerOptions> =
+  O extends { transport: { type: 'sse' } } ? HttpStartInfo
+    : O extends { transport: { type: 'stdio' } } ? StdioStartInfo
+      : O extends { transport?: undefined } ? StdioStartInfo
+        : StdioStartInfo | HttpStartInfo
 
 type Lifecycle = 'idle' | 'starting' | 'started' | 'stopped'
 
 /**
  * A standalone MCP server. With no options it speaks stdio; with
- * `transport: { type: 'sse' }` it runs its own Fastify listener.
+ * `transport: { type: 'sse' }` it runs its own Fastify listener. `O` is inferred from the options
+ * given, so that `start()` resolves with the listener's `url` for an HTTP configuration.
  */
-export class MCPServer implements MCPRegistryApi {
+export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRegistryApi {
   /** The validated, defaulted, frozen options. */
   readonly options: ResolvedServerOptions
   private readonly core: McpCore
@@ -34,7 +58,7 @@ export class MCPServer implements MCPRegistryApi {
   private app: FastifyInstance | undefined
   private stopping: Promise<void> | undefined
 
-  constructor (options?: ServerOptions) {
+  constructor (options?: O) {
     this.options = resolveServerOptions(options)
     const logger = createStderrLogger(this.options.logLevel)
     this.core = new McpCore({ ...this.options, logger })
@@ -65,13 +89,14 @@ export class MCPServer implements MCPRegistryApi {
   }
 
   /** Starts serving. Resolves once ready; rejects (and leaves nothing open) on any startup failure. */
-  async start (): Promise<StartInfo> {
+  async start (): Promise<StartInfo<O>> {
     if (this.lifecycle !== 'idle') throw new AlreadyStartedError()
     this.lifecycle = 'starting'
     try {
       const info = this.options.transport.type === 'stdio' ? this.startStdio() : await this.startHttp()
       this.lifecycle = 'started'
-      return info
+      // The info follows the resolved transport, which is the one the options' type names.
+      return info as StartInfo<O>
     } catch (error) {
       this.lifecycle = 'stopped'
       await this.app?.close().catch(() => {})
@@ -96,20 +121,21 @@ export class MCPServer implements MCPRegistryApi {
     return this.stdio?.closed ?? Promise.resolve()
   }
 
-  private startStdio (): StartInfo {
+  private startStdio (): StdioStartInfo {
     this.stdio = new StdioRunner(this.core, { input: process.stdin, output: process.stdout, maxMessageBytes: this.options.maxMessageBytes })
     this.stdio.start()
     return { transport: 'stdio' }
   }
 
-  private async startHttp (): Promise<StartInfo> {
+  private async startHttp (): Promise<HttpStartInfo> {
     const transport = this.options.transport
-    if (transport.type !== 'sse') throw new Error('unreachable')
-    const { port, host, requestReadTimeoutMs, headersTimeoutMs, ...http } = transport.options
-    const { name, version, instructions, pageSize, requestTimeoutMs } = this.options
+    const options = pluginOptionsOf(this.options)
+    /* c8 ignore next: start() calls this for the sse transport only */
+    if (transport.type !== 'sse' || options === undefined) throw new Error('unreachable')
+    const { port, host, requestReadTimeoutMs, headersTimeoutMs } = transport.options
     const app = Fastify({
-      logger: httpLoggerOptions(this.options.logLevel, http.auth as ResolvedAuthOptions | undefined),
-      bodyLimit: http.bodyLimit,
+      logger: httpLoggerOptions(this.options.logLevel, options.auth as ResolvedAuthOptions | undefined),
+      bodyLimit: options.bodyLimit,
       // stop() must not wait for open event streams to end on their own.
       forceCloseConnections: true,
       // Fastify's answer to an undecodable URL quotes it, query string (and credential) included.
@@ -122,7 +148,8 @@ export class MCPServer implements MCPRegistryApi {
     this.app = app
     // Fastify's own 404 quotes the URL in its answer and its log line, a credential included.
     app.setNotFoundHandler(async (_request, reply) => sendTransportError(reply, new NotFoundError()))
-    await app.register(mcp, { ...http, name, version, instructions, pageSize, requestTimeoutMs, [kSharedCore]: this.core } as never)
+    // What was registered on this server is what its routes serve: its own core, mounted directly.
+    await mountMcp(app, this.core, options)
     try {
       await app.listen({ port, host })
     } catch (error) {

@@ -11,8 +11,6 @@ import { describeValue, isRecord, join, pluginRules, serverRules, type OptionsPr
 
 export type { OptionsProblem } from './rules.js'
 
-export { InvalidOptionsError }
-
 /** The error thrown by the resolvers: one line per problem in `message`, the same list in `problems`. */
 export type InvalidOptions = ReturnType<typeof InvalidOptionsError> & { problems: readonly OptionsProblem[] }
 
@@ -90,6 +88,18 @@ function storeRules (store: unknown): OptionsProblem[] {
 
 function withStore (resolved: unknown, store: unknown): unknown {
   return store === undefined ? resolved : Object.freeze({ ...(resolved as object), taskStore: store })
+}
+
+/**
+ * The plugin's options as `MCPServer` mounts them on its own listener: the resolved server options
+ * without what only the server has (transport, stdio limit, log level) and the listener's address.
+ * Already validated as part of the server options: no second validation.
+ */
+export function pluginOptionsOf (server: ResolvedServerOptions): ResolvedPluginOptions | undefined {
+  if (server.transport.type !== 'sse') return undefined
+  const { transport: _transport, maxMessageBytes: _maxMessageBytes, logLevel: _logLevel, ...shared } = server
+  const { port: _port, host: _host, requestReadTimeoutMs: _read, headersTimeoutMs: _headers, ...routes } = server.transport.options
+  return Object.freeze({ ...shared, ...routes })
 }
 
 function resolve (schema: TObject, value: unknown, rules: (value: unknown) => OptionsProblem[]): unknown {

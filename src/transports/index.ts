@@ -16,6 +16,8 @@ import { registerStreamableRoutes } from './streamable.js'
 export async function registerHttpTransports (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, prefix: string | undefined): Promise<void> {
   const mounted: { http?: HttpKit } = {}
   await app.register(async (child: FastifyInstance) => {
+    // Declared up front so every request of the MCP routes has the same shape; the auth hook sets it.
+    child.decorateRequest('mcpPrincipal', undefined)
     const streamable = options.streamableEndpoint
     const endpoints = streamable === false ? [options.endpoint, options.messageEndpoint] : [options.endpoint, options.messageEndpoint, streamable]
     const http = await setupHttp(child, core, options, endpoints)

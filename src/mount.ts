@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify'
+import type { McpCore } from './protocol/core.js'
+import type { ResolvedPluginOptions } from './schemas/resolve.js'
+import { exposureWarning } from './transports/guards.js'
+import { registerHttpTransports } from './transports/index.js'
+
+/**
+ * The one way MCP is mounted on a Fastify instance, for the plugin and for `MCPServer` alike:
+ * `app.mcp`, the close hook and the HTTP transports, from options that are already resolved. The
+ * plugin resolves its register options and builds a core; `MCPServer` passes the core it owns and
+ * the options it resolved in its constructor. Either way the options are validated exactly once.
+ */
+export async function mountMcp (fastify: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, prefix?: string): Promise<void> {
+  fastify.decorate('mcp', core)
+
+  // Said once, when the app listens: only then is the bind address known.
+  fastify.addHook('onListen', async () => {
+    const warning = exposureWarning(fastify.addresses(), options)
+    if (warning !== undefined) fastify.log.warn(warning)
+  })
+
+  // Open streams would hold fastify.close() until they end by themselves.
+  fastify.addHook('preClose', async () => { core.closeAllSessions('server closing') })
+  // Tasks outlive their requests: stop their work and release the store with the app.
+  fastify.addHook('onClose', async () => { await core.tasks.close() })
+
+  // Routes, CORS and auth hooks live in an encapsulated child: the user's own
+  // routes in this app get none of them. fastify-plugin drops `prefix` for the
+  // plugin itself, so the transports' child takes it over.
+  await registerHttpTransports(fastify, core, options, prefix)
+}
