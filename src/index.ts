@@ -1,24 +1,57 @@
-// Public exports only; every implementation lives in its own module.
+// The public API, written out name by name: everything here is documented and kept across minor
+// versions; anything not here is internal, whatever its module exports. Add a name on purpose.
+
+// Entry points. The default export is the plugin, as every Fastify plugin has it
+// (`fastify.register(import('fastify-mcp-server'))` and `import mcp from ...` rely on it).
 export { mcp, mcp as default } from './plugin.js'
 export type { MCPPluginOptions } from './plugin.js'
 export { MCPServer } from './server.js'
-export type { StartInfo } from './server.js'
+export type { StartInfo, StdioStartInfo, HttpStartInfo } from './server.js'
+export type { MCPRegistryApi } from './protocol/core.js'
+export type { Registration } from './protocol/registry.js'
+
+// Schemas for tool inputs and outputs: TypeBox 0.34, the same copy the framework validates with.
 export { Type } from '@sinclair/typebox'
 export type { Static, TSchema } from '@sinclair/typebox'
-export { McpError, ErrorCode } from './protocol/jsonrpc.js'
-export { InputRequiredError } from './protocol/modern/mrtr.js'
-export type { JsonRpcId, JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse } from './protocol/jsonrpc.js'
+
+// Options: what `new MCPServer(options)` and `register(mcp, options)` accept, and their schemas
+// (TypeBox, i.e. JSON Schema) for validating a configuration file before starting.
+export { ServerOptionsSchema, PluginOptionsSchema } from './schemas/config.js'
+export type {
+  ServerOptions, PluginOptions, TransportOptions, HttpTransportOptions, CorsOptions,
+  AuthOptions, JwtAuthOptions, ApiKeyAuthOptions, OAuthAuthOptions, JwtAlgorithm
+} from './schemas/config.js'
+export type { ResolvedServerOptions, InvalidOptions, OptionsProblem } from './schemas/resolve.js'
+
+// Handlers: definitions, results, and the context every handler receives.
 export type { HandlerContext, ServerRequestOptions } from './protocol/context.js'
 export type { MCPAuthClaims, Principal, PrincipalIdentity } from './protocol/principal.js'
 export { principalKey, samePrincipal } from './protocol/principal.js'
 export type { LogLevel } from './protocol/session.js'
-export type { MCPRegistryApi } from './protocol/core.js'
-export type { Registration } from './protocol/registry.js'
+export type { JsonRpcId } from './protocol/jsonrpc.js'
+export type {
+  JsonSchema, ArgsOf, Icon, Annotations, ToolAnnotations,
+  ContentBlock, TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, ResourceContents,
+  ToolDefinition, ToolHandler, ToolResult,
+  ResourceDefinition, ResourceHandler, ResourceResult, ResourceContext, TemplateParams, Completer,
+  PromptDefinition, PromptHandler, PromptResult, PromptMessage, PromptArgument, PromptArgs
+} from './protocol/definitions.js'
+
+// Tasks (io.modelcontextprotocol/tasks): the store interface for a custom backend, and the bounded memory store.
 export { MemoryTaskStore } from './protocol/tasks/memory-store.js'
 export type { StoredTask, TaskInputRequest, TaskLimits, TaskPatch, TaskStatus, TaskStore } from './protocol/tasks/types.js'
-export { PROTOCOL_VERSIONS, LATEST_PROTOCOL_VERSION } from './protocol/versions.js'
-export type * from './protocol/definitions.js'
-export * from './errors.js'
-export * from './schemas/config.js'
-export { resolveServerOptions, resolvePluginOptions } from './schemas/resolve.js'
-export type { ResolvedServerOptions, ResolvedPluginOptions } from './schemas/resolve.js'
+
+// JSON-RPC errors a handler throws (or catches from ctx.sample/elicit/listRoots).
+export { McpError, ErrorCode } from './protocol/jsonrpc.js'
+// 2026-07-28 multi-round-trip requests: what ctx.elicit/sample/listRoots throw to ask the client first.
+export { InputRequiredError } from './protocol/modern/mrtr.js'
+
+// Coded errors (@fastify/error; match on `code`). Thrown to the caller: options, registration,
+// lifecycle, auth discovery. Answered on the wire (the README's error contract): the rest.
+export {
+  InvalidOptionsError, InvalidDefinitionError, DuplicateDefinitionError, AlreadyStartedError, StartFailedError,
+  ParseError, InvalidMessageError, MissingSessionError, UnknownSessionError, BodyTooLargeError,
+  UnsupportedMediaTypeError, NotAcceptableError, ForbiddenOriginError, ForeignSessionError, AtCapacityError,
+  UnsupportedProtocolVersionError, MethodNotAllowedError, StreamConflictError,
+  UnauthorizedError, InvalidAuthRequestError, InsufficientScopeError, AuthUnavailableError, AuthDiscoveryFailedError
+} from './errors.js'

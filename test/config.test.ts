@@ -1,7 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto'
 import t from 'tap'
+import { InvalidOptionsError } from '../src/errors.js'
 import {
-  InvalidOptionsError, resolvePluginOptions, resolveServerOptions,
+  resolvePluginOptions, resolveServerOptions,
   type InvalidOptions, type ResolvedHttpTransportOptions, type ResolvedServerOptions
 } from '../src/schemas/resolve.js'
 

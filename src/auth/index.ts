@@ -7,13 +7,7 @@ import { createOAuthStrategy } from './oauth.js'
 import { redactQueryParam, requestLogSerializer } from './redact.js'
 import { sendAuthFailure, type AuthConfig, type Strategy } from './strategy.js'
 
-export {
-  AuthDiscoveryFailedError, AuthUnavailableError, InsufficientScopeError, InvalidAuthRequestError, UnauthorizedError
-} from './errors.js'
-export { keyFingerprint } from './apikey.js'
-export { PROTECTED_RESOURCE_PATH } from './oauth.js'
 export type { AuthConfig } from './strategy.js'
-export { REDACTED, redactQueryParam, requestLogSerializer } from './redact.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

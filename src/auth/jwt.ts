@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { Principal } from '../protocol/principal.js'
-import { InvalidOptionsError } from '../schemas/resolve.js'
+import { InvalidOptionsError } from '../errors.js'
 import { invalidToken } from './errors.js'
 import { JwksKeys } from './jwks.js'
 import { VerificationKey } from './keys.js'

@@ -3,6 +3,7 @@ import { DEFAULT_LIMITS } from '../protocol/limits.js'
 import type { CacheableMethod } from '../protocol/modern/caching.js'
 import { REQUEST_STATE_DEFAULTS } from '../protocol/modern/request-state.js'
 import { TASK_DEFAULTS, type TaskStore } from '../protocol/tasks/types.js'
+import { JWT_ALGORITHMS } from './algorithms.js'
 
 // The schemas state shape, type, range and default. Checks that span several fields or that need a
 // human explanation (weak secrets, algorithm confusion, https outside loopback...) live in
@@ -10,15 +11,7 @@ import { TASK_DEFAULTS, type TaskStore } from '../protocol/tasks/types.js'
 
 const MiB = 1024 * 1024
 
-/** Signing algorithms a JWT verifier may accept. `none` is deliberately absent. */
-export const JWT_ALGORITHMS = [
-  'HS256', 'HS384', 'HS512',
-  'RS256', 'RS384', 'RS512',
-  'PS256', 'PS384', 'PS512',
-  'ES256', 'ES384', 'ES512',
-  'EdDSA'
-] as const
-export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number]
+export { JWT_ALGORITHMS, type JwtAlgorithm } from './algorithms.js'
 
 /** An HTTP header field name (RFC 9110 token). */
 export const HEADER_TOKEN_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
@@ -133,7 +126,7 @@ const httpRouteProperties = {
   /** Authentication of every MCP route. Unset = no authentication. */
   auth: Type.Optional(AuthOptionsSchema),
   /**
-   * Host header values accepted besides the loopback names (`localhost`, `127.0.0.1`, `[::1]`)
+   * Host header values accepted besides the loopback names (`localhost`, `[::1]`, `127.x.y.z`)
    * while bound to loopback; protects against DNS rebinding. Default: none.
    */
   allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),

@@ -8,7 +8,7 @@ import {
   type EventChannel, type RequestEntry, type ResumePlan, type StreamEnv, type UpgradableReply
 } from './streamable-state.js'
 
-export { PRIMING_RETRY_MS, type ResumePlan, type StreamEnv, type UpgradableReply } from './streamable-state.js'
+export type { StreamEnv } from './streamable-state.js'
 
 /**
  * The per-session routing state of Streamable HTTP, and the session's
