@@ -11,7 +11,7 @@ t.test('the package root exports exactly the chosen runtime names', async (t) =>
     'InvalidAuthRequestError', 'InvalidDefinitionError', 'InvalidMessageError', 'InvalidOptionsError', 'MCPServer', 'McpError',
     'MethodNotAllowedError', 'MissingSessionError', 'NotAcceptableError', 'ParseError', 'PluginOptionsSchema',
     'ServerOptionsSchema', 'StartFailedError', 'StreamConflictError', 'Type', 'UnauthorizedError', 'UnknownSessionError',
-    'UnsupportedMediaTypeError', 'UnsupportedProtocolVersionError', 'default', 'mcp'
+    'UnsupportedMediaTypeError', 'UnsupportedProtocolVersionError', 'default', 'mcp', 'principalKey', 'samePrincipal'
   ])
   t.equal(api.default, mcp, 'the default export is the plugin, as Fastify plugins have it')
 })
