@@ -2,13 +2,19 @@ import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { mountMcp } from './mount.js'
 import { McpCore, type MCPRegistryApi } from './protocol/core.js'
+import type { Principal } from './protocol/principal.js'
 import type { PluginOptions } from './schemas/config.js'
 import { resolvePluginOptions } from './schemas/resolve.js'
 
+// Here, in a module the package root imports, so that the augmentation reaches users' types too.
 declare module 'fastify' {
   interface FastifyInstance {
     /** The MCP registry of this app: tools, resources, prompts, broadcast. */
     mcp: MCPRegistryApi
+  }
+  interface FastifyRequest {
+    /** On the MCP routes: the principal verified by the MCP auth hook; undefined when auth is off. */
+    mcpPrincipal?: Principal
   }
 }
 

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
-import type { Principal } from '../protocol/principal.js'
 import { createApiKeyStrategy } from './apikey.js'
 import { isAuthFailure } from './errors.js'
 import { createJwtStrategy } from './jwt.js'
@@ -8,13 +7,6 @@ import { redactQueryParam, requestLogSerializer } from './redact.js'
 import { sendAuthFailure, type AuthConfig, type Strategy } from './strategy.js'
 
 export type { AuthConfig } from './strategy.js'
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The principal verified by the MCP auth hook; undefined when auth is off. */
-    mcpPrincipal?: Principal
-  }
-}
 
 /** What the HTTP transports need from authentication. */
 export interface AuthGuard {
