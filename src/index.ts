@@ -19,7 +19,7 @@ export type { Static, TSchema } from '@sinclair/typebox'
 export { ServerOptionsSchema, PluginOptionsSchema } from './schemas/config.js'
 export type {
   ServerOptions, PluginOptions, TransportOptions, HttpTransportOptions, CorsOptions,
-  AuthOptions, JwtAuthOptions, ApiKeyAuthOptions, OAuthAuthOptions, JwtAlgorithm
+  AuthOptions, JwtAuthOptions, ApiKeyAuthOptions, OAuthAuthOptions, JwtAlgorithm, CacheOptions, CacheHint
 } from './schemas/config.js'
 export type { ResolvedServerOptions, InvalidOptions, OptionsProblem } from './schemas/resolve.js'
 
@@ -53,6 +53,6 @@ export {
   InvalidOptionsError, InvalidDefinitionError, DuplicateDefinitionError, AlreadyStartedError, StartFailedError,
   ParseError, InvalidMessageError, MissingSessionError, UnknownSessionError, BodyTooLargeError,
   UnsupportedMediaTypeError, NotAcceptableError, ForbiddenOriginError, ForeignSessionError, AtCapacityError,
-  UnsupportedProtocolVersionError, MethodNotAllowedError, StreamConflictError,
+  UnsupportedProtocolVersionError, MethodNotAllowedError, StreamConflictError, InvalidHostError,
   UnauthorizedError, InvalidAuthRequestError, InsufficientScopeError, AuthUnavailableError, AuthDiscoveryFailedError
 } from './errors.js'

@@ -8,7 +8,7 @@ t.test('the package root exports exactly the chosen runtime names', async (t) =>
   t.same(Object.keys(api).sort(), [
     'AlreadyStartedError', 'AtCapacityError', 'AuthDiscoveryFailedError', 'AuthUnavailableError', 'BodyTooLargeError',
     'DuplicateDefinitionError', 'ErrorCode', 'ForbiddenOriginError', 'ForeignSessionError', 'InsufficientScopeError',
-    'InvalidAuthRequestError', 'InvalidDefinitionError', 'InvalidMessageError', 'InvalidOptionsError', 'MCPServer', 'McpError',
+    'InvalidAuthRequestError', 'InvalidDefinitionError', 'InvalidHostError', 'InvalidMessageError', 'InvalidOptionsError', 'MCPServer', 'McpError',
     'MethodNotAllowedError', 'MissingSessionError', 'NotAcceptableError', 'ParseError', 'PluginOptionsSchema',
     'ServerOptionsSchema', 'StartFailedError', 'StreamConflictError', 'Type', 'UnauthorizedError', 'UnknownSessionError',
     'UnsupportedMediaTypeError', 'UnsupportedProtocolVersionError', 'default', 'mcp', 'principalKey', 'samePrincipal'
