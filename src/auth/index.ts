@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { Principal } from '../protocol/principal.js'
 import { createApiKeyStrategy } from './apikey.js'
 import { isAuthFailure } from './errors.js'
 import { createJwtStrategy } from './jwt.js'
