@@ -9,7 +9,7 @@ t.test('the package root exports exactly the chosen runtime names', async (t) =>
     'AlreadyStartedError', 'AtCapacityError', 'AuthDiscoveryFailedError', 'AuthUnavailableError', 'BodyTooLargeError',
     'DuplicateDefinitionError', 'ErrorCode', 'ForbiddenOriginError', 'ForeignSessionError', 'InsufficientScopeError',
     'InvalidAuthRequestError', 'InvalidDefinitionError', 'InvalidHostError', 'InvalidMessageError', 'InvalidOptionsError', 'MCPServer', 'McpError',
-    'MethodNotAllowedError', 'MissingSessionError', 'NotAcceptableError', 'ParseError', 'PluginOptionsSchema',
+    'MethodNotAllowedError', 'MissingSessionError', 'NotAcceptableError', 'NotFoundError', 'ParseError', 'PluginOptionsSchema',
     'ServerOptionsSchema', 'SessionQuotaError', 'StartFailedError', 'StreamConflictError', 'Type', 'UnauthorizedError', 'UnknownSessionError',
     'UnsupportedMediaTypeError', 'UnsupportedProtocolVersionError', 'default', 'mcp', 'principalKey', 'samePrincipal'
   ])
