@@ -8,7 +8,7 @@ t.test('the package root exports exactly the chosen runtime names', async (t) =>
   t.same(Object.keys(api).sort(), [
     'AlreadyStartedError', 'AtCapacityError', 'AuthDiscoveryFailedError', 'AuthUnavailableError', 'BodyTooLargeError',
     'DuplicateDefinitionError', 'ErrorCode', 'ForbiddenOriginError', 'ForeignSessionError', 'InsufficientScopeError',
-    'InvalidAuthRequestError', 'InvalidDefinitionError', 'InvalidHostError', 'InvalidMessageError', 'InvalidOptionsError', 'MCPServer', 'McpError',
+    'InvalidAuthRequestError', 'InvalidDefinitionError', 'InvalidHostError', 'InvalidMessageError', 'InvalidOptionsError', 'MCPServer', 'McpError', 'MemoryTaskStore',
     'MethodNotAllowedError', 'MissingSessionError', 'NotAcceptableError', 'NotFoundError', 'ParseError', 'PluginOptionsSchema',
     'ServerOptionsSchema', 'SessionQuotaError', 'StartFailedError', 'StreamConflictError', 'Type', 'UnauthorizedError', 'UnknownSessionError',
     'UnsupportedMediaTypeError', 'UnsupportedProtocolVersionError', 'default', 'mcp', 'principalKey', 'samePrincipal'
