@@ -53,6 +53,6 @@ export {
   InvalidOptionsError, InvalidDefinitionError, DuplicateDefinitionError, AlreadyStartedError, StartFailedError,
   ParseError, InvalidMessageError, MissingSessionError, UnknownSessionError, BodyTooLargeError,
   UnsupportedMediaTypeError, NotAcceptableError, ForbiddenOriginError, ForeignSessionError, AtCapacityError,
-  UnsupportedProtocolVersionError, MethodNotAllowedError, StreamConflictError, InvalidHostError, SessionQuotaError, NotFoundError,
+  UnsupportedProtocolVersionError, MethodNotAllowedError, StreamConflictError, InvalidHostError, SessionQuotaError, NotFoundError, TaskLimitError,
   UnauthorizedError, InvalidAuthRequestError, InsufficientScopeError, AuthUnavailableError, AuthDiscoveryFailedError
 } from './errors.js'

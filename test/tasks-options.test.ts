@@ -1,6 +1,7 @@
 import t from 'tap'
 import Fastify from 'fastify'
-import { MCPServer, mcp, resolvePluginOptions, resolveServerOptions } from '../src/index.js'
+import { MCPServer, mcp } from '../src/index.js'
+import { resolvePluginOptions, resolveServerOptions } from '../src/schemas/resolve.js'
 import { MemoryTaskStore } from '../src/protocol/tasks/memory-store.js'
 
 t.test('tasks options get their defaults and are validated with the others', async (t) => {
