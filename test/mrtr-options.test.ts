@@ -1,5 +1,6 @@
 import t from 'tap'
-import { InvalidOptionsError, resolvePluginOptions, resolveServerOptions } from '../src/index.js'
+import { InvalidOptionsError } from '../src/index.js'
+import { resolvePluginOptions, resolveServerOptions } from '../src/schemas/resolve.js'
 
 const SHORT = 'too-short-secret'
 

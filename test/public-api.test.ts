@@ -7,7 +7,7 @@ import { ErrorCode, MCPServer, Type, mcp, type HttpStartInfo, type StartInfo, ty
 t.test('the package root exports exactly the chosen runtime names', async (t) => {
   t.same(Object.keys(api).sort(), [
     'AlreadyStartedError', 'AtCapacityError', 'AuthDiscoveryFailedError', 'AuthUnavailableError', 'BodyTooLargeError',
-    'DuplicateDefinitionError', 'ErrorCode', 'ForbiddenOriginError', 'ForeignSessionError', 'InsufficientScopeError',
+    'DuplicateDefinitionError', 'ErrorCode', 'ForbiddenOriginError', 'ForeignSessionError', 'InputRequiredError', 'InsufficientScopeError',
     'InvalidAuthRequestError', 'InvalidDefinitionError', 'InvalidHostError', 'InvalidMessageError', 'InvalidOptionsError', 'MCPServer', 'McpError', 'MemoryTaskStore',
     'MethodNotAllowedError', 'MissingSessionError', 'NotAcceptableError', 'NotFoundError', 'ParseError', 'PluginOptionsSchema',
     'ServerOptionsSchema', 'SessionQuotaError', 'StartFailedError', 'StreamConflictError', 'TaskLimitError', 'Type', 'UnauthorizedError', 'UnknownSessionError',
