@@ -15,14 +15,38 @@ const { publicKey: PUBLIC_PEM, privateKey: PRIVATE_PEM } = generateKeyPairSync('
 })
 
 const HTTP_DEFAULTS = {
-  port: 8080, host: '127.0.0.1', requestReadTimeoutMs: 30000, headersTimeoutMs: 10000, endpoint: '/sse', messageEndpoint: '/messages', streamableEndpoint: '/mcp',
-  bodyLimit: 4194304, maxSessions: 10000, maxSessionsPerClient: 100, sessionInitTimeoutMs: 30000, maxQueuedBytes: 4194304, keepAliveIntervalMs: 15000,
-  idleTimeoutMs: 1800000, stateless: false, eventStoreSize: 100, eventStoreBytes: 4194304
+  port: 8080,
+  host: '127.0.0.1',
+  requestReadTimeoutMs: 30000,
+  headersTimeoutMs: 10000,
+  endpoint: '/sse',
+  messageEndpoint: '/messages',
+  streamableEndpoint: '/mcp',
+  bodyLimit: 4194304,
+  maxSessions: 10000,
+  maxSessionsPerClient: 100,
+  sessionInitTimeoutMs: 30000,
+  maxQueuedBytes: 4194304,
+  keepAliveIntervalMs: 15000,
+  idleTimeoutMs: 1800000,
+  stateless: false,
+  eventStoreSize: 100,
+  eventStoreBytes: 4194304
 }
 const TASK_DEFAULTS = { ttlMs: 3600000, pollIntervalMs: 1000, maxTasks: 10000, maxTasksPerPrincipal: 100 }
 const SERVER_DEFAULTS = {
-  name: 'fastify-mcp-server', version: '0.0.0', pageSize: 100, maxMessageBytes: 4194304, requestTimeoutMs: 60000, maxUriBytes: 8192, maxSubscriptions: 100, maxInflightRequests: 1000, logLevel: 'warn',
-  protocols: ['modern', 'legacy'], cache: { ttlMs: 0, scope: 'private' }, tasks: TASK_DEFAULTS,
+  name: 'fastify-mcp-server',
+  version: '0.0.0',
+  pageSize: 100,
+  maxMessageBytes: 4194304,
+  requestTimeoutMs: 60000,
+  maxUriBytes: 8192,
+  maxSubscriptions: 100,
+  maxInflightRequests: 1000,
+  logLevel: 'warn',
+  protocols: ['modern', 'legacy'],
+  cache: { ttlMs: 0, scope: 'private' },
+  tasks: TASK_DEFAULTS,
   requestState: { ttlMs: 600000, maxBytes: 65536 }
 }
 
@@ -214,7 +238,18 @@ t.test('plugin options: Fastify register keys stripped, port and host refused', 
   const resolved = resolvePluginOptions(input)
   const { port: _p, host: _h, requestReadTimeoutMs: _r, headersTimeoutMs: _t, ...routeDefaults } = HTTP_DEFAULTS
   t.same(resolved, {
-    ...routeDefaults, name: 'weather', version: '0.0.0', pageSize: 100, requestTimeoutMs: 60000, maxUriBytes: 8192, maxSubscriptions: 100, maxInflightRequests: 1000, endpoint: '/events', protocols: ['modern', 'legacy'], cache: { ttlMs: 0, scope: 'private' }, tasks: TASK_DEFAULTS,
+    ...routeDefaults,
+    name: 'weather',
+    version: '0.0.0',
+    pageSize: 100,
+    requestTimeoutMs: 60000,
+    maxUriBytes: 8192,
+    maxSubscriptions: 100,
+    maxInflightRequests: 1000,
+    endpoint: '/events',
+    protocols: ['modern', 'legacy'],
+    cache: { ttlMs: 0, scope: 'private' },
+    tasks: TASK_DEFAULTS,
     requestState: { ttlMs: 600000, maxBytes: 65536 }
   })
   t.equal(input.prefix, '/v1', 'input untouched')

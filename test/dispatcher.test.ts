@@ -78,6 +78,7 @@ t.test('tool results are checked against outputSchema and the result shape', asy
   core.tool({ name: 'no_structured', outputSchema: { type: 'object' } }, async () => ({ content: [] }))
   core.tool({ name: 'wrong_structured', outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } }, async () => ({ structuredContent: { n: 'x' } }))
   core.tool({ name: 'nothing' }, async () => ({}) as never)
+  // eslint-disable-next-line no-throw-literal -- the point: a handler that throws a non-Error
   core.tool({ name: 'throws_string' }, async () => { throw 'plain string' as unknown as Error })
   const client = connect()
   await client.initialize()

@@ -89,7 +89,7 @@ t.test('requests in flight per session are bounded by maxInflightRequests (defau
   await waitFor(() => answers.has('init'), 10_000, 'the initialize answer')
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' })
   const statuses = new Set<number>()
-  for (let id = 1; id <= 1000; id++) statuses.add(await post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow' } })) // eslint-disable-line no-await-in-loop
+  for (let id = 1; id <= 1000; id++) statuses.add(await post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow' } }))
   t.same([...statuses], [202], '1000 slow calls accepted')
   await waitFor(() => state.entered === 1000, 20_000, '1000 handlers running')
   t.equal(await post({ jsonrpc: '2.0', id: 1001, method: 'tools/call', params: { name: 'slow' } }), 202)
@@ -151,8 +151,8 @@ t.test('the Streamable HTTP event store holds at most eventStoreBytes (default 4
   const firstEvents: string[] = []
   let lastLog = ''
   for (let id = 1; id <= 8; id++) {
-    const reply = await raw(url, 'POST', { ...BOTH, 'mcp-session-id': session }, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'big' } }) // eslint-disable-line no-await-in-loop
-    const events = await reply.rest() // eslint-disable-line no-await-in-loop
+    const reply = await raw(url, 'POST', { ...BOTH, 'mcp-session-id': session }, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'big' } })
+    const events = await reply.rest()
     const log = events.find((event) => event.data !== undefined && event.data !== '' && messageOf(event).method === 'notifications/message')
     const result = events.find((event) => event.data !== undefined && event.data !== '' && messageOf(event).id === id)
     t.equal(messageOf(result ?? {}).result.content[0].text.length, MiB, `call ${id}: 1 MiB answered on an event stream`)

@@ -181,7 +181,7 @@ t.test('sessions belong to their transport and to their principal', async (t) =>
   t.ok(session)
   const payload = call(1, 'whoami')
   const stranger = await app.inject({ method: 'POST', url: '/mcp', headers: { ...BOTH, 'x-api-key': keys[1] as string, 'mcp-session-id': session }, payload })
-  t.equal(stranger.statusCode, 403, "another principal cannot use the session")
+  t.equal(stranger.statusCode, 403, 'another principal cannot use the session')
   t.match(stranger.json(), { error: { message: /another principal/ } })
   const noKey = await app.inject({ method: 'POST', url: '/mcp', headers: { ...BOTH, 'mcp-session-id': session }, payload })
   t.equal(noKey.statusCode, 401, 'auth runs on the Streamable HTTP routes')
@@ -245,7 +245,8 @@ t.test('endpoint options: a custom path under a prefix, or no Streamable HTTP at
 t.test('CORS headers and preflights on the Streamable HTTP endpoint', async (t) => {
   const app = await catalogApp(t, { cors: { allowOrigins: ['https://app.example.com'] } })
   const preflight = await app.inject({
-    method: 'OPTIONS', url: '/mcp',
+    method: 'OPTIONS',
+    url: '/mcp',
     headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'mcp-session-id' }
   })
   t.equal(preflight.statusCode, 204)

@@ -12,7 +12,7 @@ const bob: Principal = { method: 'jwt', kind: 'user', issuer: 'https://idp.examp
 
 function deferred<T = void> () {
   let resolve!: (value: T) => void
-  const promise = new Promise<T>((r) => { resolve = r })
+  const promise = new Promise<T>((_resolve) => { resolve = _resolve })
   return { promise, resolve }
 }
 
@@ -303,7 +303,7 @@ t.test('the store bound refuses a new task with a clear error; the server keeps 
   t.equal((await b.request('tools/call', { name: 'job', arguments: {} })).result.resultType, 'task', 'another principal still has room')
   const full = await modern({ capabilities: TASKS }).request('tools/call', { name: 'job', arguments: {} })
   t.match(full.error, { code: -32603, message: /the server holds 2 tasks already/ })
-  t.equal((await a.request('tools/call', { name: 'job', arguments: {} }, )).error.code, -32603)
+  t.equal((await a.request('tools/call', { name: 'job', arguments: {} })).error.code, -32603)
   t.equal((await modern({ capabilities: {} }).request('tools/call', { name: 'job', arguments: {} })).result.content[0].text, 'ok', 'sync calls are not affected')
 })
 
@@ -333,6 +333,7 @@ t.test('after the TTL a task is gone, and one still running is stopped', async (
   const shortClient = short.modern({ capabilities: TASKS })
   const stuck = (await shortClient.request('tools/call', { name: 'stuck', arguments: {} })).result
   t.equal((await pollUntil(shortClient, stuck.taskId, () => false)).error.code, -32602, 'a running task expires too')
+  // eslint-disable-next-line no-unmodified-loop-condition -- set by a callback while this waits
   while (reason === undefined) await new Promise((resolve) => setTimeout(resolve, 2))
   t.match(reason, { message: 'The task expired' }, "its handler's signal aborted")
   t.equal(short.core.tasks.runningCount, 0)

@@ -100,6 +100,7 @@ t.test('a task cancelled over HTTP stops its handler', async (t) => {
   t.equal(ack.body.result.resultType, 'complete')
   t.notOk('taskId' in ack.body.result || 'status' in ack.body.result, 'an empty ack')
   t.equal((await rpc('tasks/get', { taskId })).body.result.status, 'cancelled')
+  // eslint-disable-next-line no-unmodified-loop-condition -- set by a callback while this waits
   while (!aborted) await new Promise((resolve) => setTimeout(resolve, 2))
   t.pass("the handler's signal aborted")
   const refused = await rpc('tools/call', { name: 'forever', arguments: {} }, { capabilities: {} })

@@ -75,4 +75,3 @@ function checkMetadata (body: unknown, issuerUrl: string, from: string): AuthSer
 function trimSlash (url: string): string {
   return url.endsWith('/') ? url.slice(0, -1) : url
 }
-

@@ -27,9 +27,9 @@ export interface AuthFailure extends Error {
 
 type Ctor = FastifyErrorConstructor<{ code: string, statusCode?: number }, [string]>
 
-function make (ctor: Ctor, oauthError: OAuthErrorCode, description: string, presented: boolean): AuthFailure {
+function make (ErrorClass: Ctor, oauthError: OAuthErrorCode, description: string, presented: boolean): AuthFailure {
   // The message is also the public error_description: keep it free of `"` and `\` (RFC 6750 §3).
-  return Object.assign(new ctor(description), { oauthError, presented }) as AuthFailure
+  return Object.assign(new ErrorClass(description), { oauthError, presented }) as AuthFailure
 }
 
 /** 401: no credential was sent at all. */

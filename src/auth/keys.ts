@@ -10,10 +10,18 @@ type Verify = (token: string) => Record<string, unknown>
 // token can only ever be verified with a key of its own family: this, with the allow-list on the
 // header, is what closes algorithm confusion (an HS256 token "signed" with an RSA public key).
 const FAMILY_OF_ALG: Readonly<Record<string, string>> = {
-  HS256: 'hmac', HS384: 'hmac', HS512: 'hmac',
-  RS256: 'rsa', RS384: 'rsa', RS512: 'rsa',
-  PS256: 'rsa', PS384: 'rsa', PS512: 'rsa',
-  ES256: 'ec:prime256v1', ES384: 'ec:secp384r1', ES512: 'ec:secp521r1',
+  HS256: 'hmac',
+  HS384: 'hmac',
+  HS512: 'hmac',
+  RS256: 'rsa',
+  RS384: 'rsa',
+  RS512: 'rsa',
+  PS256: 'rsa',
+  PS384: 'rsa',
+  PS512: 'rsa',
+  ES256: 'ec:prime256v1',
+  ES384: 'ec:secp384r1',
+  ES512: 'ec:secp521r1',
   EdDSA: 'ed'
 } satisfies Record<JwtAlgorithm, string>
 

@@ -4,7 +4,7 @@
  *
  *   declare module 'fastify-mcp-server' { interface MCPAuthClaims { tenant: string } }
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
+
 export interface MCPAuthClaims {}
 
 /**

@@ -117,7 +117,8 @@ function resolve (schema: TObject, value: unknown, rules: (value: unknown) => Op
   const all = merge(problems, rules(defaulted)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   if (all.length > 0) {
     const lines = all.map((p) => `  ${p.path === '' ? '(options)' : p.path}: ${p.message}`).join('\n')
-    throw Object.assign(new InvalidOptionsError(lines), { problems: all }) satisfies InvalidOptions
+    const error = Object.assign(new InvalidOptionsError(lines), { problems: all }) satisfies InvalidOptions
+    throw error
   }
   return deepFreeze(defaulted)
 }

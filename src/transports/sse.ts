@@ -34,6 +34,7 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
       return
     }
     const id = randomUUID()
+    // eslint-disable-next-line prefer-const -- assigned below; onOverflow needs the binding before the session exists
     let session: Session | undefined
     const stream = new SseStream(reply.raw, {
       maxQueuedBytes: options.maxQueuedBytes,

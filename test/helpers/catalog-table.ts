@@ -2,7 +2,6 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Test } from 'tap'
 import { PIXEL_PNG } from '../fixtures/catalog.js'
 
-
 /**
  * The behaviour table every transport must pass identically. Returns the
  * observed results so callers can also compare transports with each other.

@@ -164,6 +164,7 @@ export function withInputRequests (method: string, handler: MethodHandler): Meth
     const responses = readResponses(params.inputResponses)
     let paramsDigest: string | undefined
     // Bound to the caller of this request (ctx.auth), whatever its session says.
+    // eslint-disable-next-line no-return-assign -- the digest is computed once, on first use, inside the returned object
     const binding = (): RequestStateBinding => ({ principal: env.ctx.auth, method, paramsDigest: paramsDigest ??= requestDigest(params) })
     const earlier = params.requestState === undefined ? undefined : env.requestState.open(params.requestState, binding())
     const round = new InputRound(env.session.clientCapabilities, responses, earlier)
