@@ -20,7 +20,11 @@ export async function mountMcp (fastify: FastifyInstance, core: McpCore, options
   })
 
   // Open streams would hold fastify.close() until they end by themselves.
-  fastify.addHook('preClose', async () => { core.closeAllSessions('server closing') })
+  // Listen streams first: each gets its graceful `complete` answer before the sessions close.
+  fastify.addHook('preClose', async () => {
+    await core.closeListenStreams()
+    core.closeAllSessions('server closing')
+  })
   // Tasks outlive their requests: stop their work and release the store with the app.
   fastify.addHook('onClose', async () => { await core.tasks.close() })
 

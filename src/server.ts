@@ -108,6 +108,8 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
   async stop (): Promise<void> {
     this.stopping ??= (async () => {
       this.lifecycle = 'stopped'
+      // Listen streams first: they get their graceful end while the transports can still carry it.
+      await this.core.closeListenStreams()
       await this.stdio?.stop()
       await this.app?.close()
       this.core.closeAllSessions('server stopped')

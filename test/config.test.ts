@@ -33,6 +33,7 @@ const HTTP_DEFAULTS = {
   eventStoreSize: 100,
   eventStoreBytes: 4194304
 }
+const LISTEN_DEFAULTS = { listen: { maxStreams: 10000, maxStreamsPerPrincipal: 16, maxResourceSubscriptions: 100 } }
 const TASK_DEFAULTS = { ttlMs: 3600000, pollIntervalMs: 1000, maxTasks: 10000, maxTasksPerPrincipal: 100 }
 const SERVER_DEFAULTS = {
   name: 'fastify-mcp-server',
@@ -47,7 +48,8 @@ const SERVER_DEFAULTS = {
   protocols: ['modern', 'legacy'],
   cache: { ttlMs: 0, scope: 'private' },
   tasks: TASK_DEFAULTS,
-  requestState: { ttlMs: 600000, maxBytes: 65536 }
+  requestState: { ttlMs: 600000, maxBytes: 65536 },
+  ...LISTEN_DEFAULTS
 }
 
 const sse = (options: Record<string, unknown>): unknown => ({ transport: { type: 'sse', options } })
@@ -239,6 +241,7 @@ t.test('plugin options: Fastify register keys stripped, port and host refused', 
   const { port: _p, host: _h, requestReadTimeoutMs: _r, headersTimeoutMs: _t, ...routeDefaults } = HTTP_DEFAULTS
   t.same(resolved, {
     ...routeDefaults,
+    ...LISTEN_DEFAULTS,
     name: 'weather',
     version: '0.0.0',
     pageSize: 100,

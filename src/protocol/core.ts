@@ -1,10 +1,13 @@
 import type { TSchema } from '@sinclair/typebox'
+import { LISTEN_DEFAULTS } from '../schemas/config.js'
+import { changeEventOf, type ChangeEvent, type ChangeListener, LIST_CHANGED_METHODS, RESOURCE_UPDATED_METHOD } from './changes.js'
 import type {
   ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
   ToolDefinition, ToolHandler
 } from './definitions.js'
 import { Dispatcher } from './dispatcher.js'
 import type { JsonRpcNotification } from './jsonrpc.js'
+import { ListenHub, type ListenLimits } from './listen/hub.js'
 import type { ErrorLogger } from './methods/types.js'
 import type { ProtocolLimits } from './limits.js'
 import type { CacheSettings } from './modern/caching.js'
@@ -25,9 +28,19 @@ export interface MCPRegistryApi {
   resource: <U extends string>(definition: ResourceDefinition<U>, handler: ResourceHandler<U>) => Registration
   /** Registers a prompt; required arguments are checked before the handler runs. */
   prompt: <const A extends readonly PromptArgument[]>(definition: PromptDefinition<A>, handler: PromptHandler<A>) => Registration
-  /** Sends a notification to every initialized session; returns how many it reached. */
+  /**
+   * Sends a notification to every initialized 2025 session, and, when it is one of the four change
+   * notifications (`notifications/{tools,prompts,resources}/list_changed`,
+   * `notifications/resources/updated` with a `uri`), to every 2026 listen stream whose filter asked
+   * for it. Other notifications do not reach 2026 clients: that revision has no channel for
+   * unsolicited messages. Returns how many sessions and streams it reached.
+   */
   broadcast: (notification: { method: string, params?: Record<string, unknown> }) => number
-  /** Tells the sessions subscribed to `uri` that it changed (`notifications/resources/updated`). */
+  /**
+   * Tells the 2025 sessions subscribed to `uri` (`resources/subscribe`) and the 2026 listen streams
+   * listing it in `resourceSubscriptions` that it changed (`notifications/resources/updated`).
+   * Returns how many sessions and streams it reached.
+   */
   notifyResourceUpdated: (uri: string) => number
   /** Number of open sessions. */
   readonly sessionCount: number
@@ -50,12 +63,15 @@ export interface CoreOptions extends Partial<ProtocolLimits> {
   cache?: CacheSettings | undefined
   /** `requestState` signing of 2026-07-28 multi-round-trip requests (the `requestState` option). */
   requestState?: RequestStateOptions | undefined
+  /** Bounds of listen streams; the schema defaults when absent. */
+  listen?: Readonly<ListenLimits> | undefined
 }
 
 /**
  * Everything that is the same on every transport: the registry, the
- * dispatcher and the set of live sessions. Transports add and remove sessions;
- * list changes and broadcasts go out through here.
+ * dispatcher, the set of live sessions and the change listeners (the 2026
+ * listen streams). Transports add and remove sessions; list changes, resource
+ * updates and broadcasts go out through here to both generations.
  */
 export class McpCore implements MCPRegistryApi {
   readonly registry = new Registry()
@@ -63,6 +79,9 @@ export class McpCore implements MCPRegistryApi {
   readonly sessions = new Map<string, Session>()
   /** The 2026-07-28 leg's settings: generations served, versions, serverInfo, caching. */
   readonly modern: ModernSettings
+  /** The open `subscriptions/listen` streams; also the first of {@link changeListeners}. */
+  readonly listen: ListenHub
+  private readonly changeListeners = new Set<ChangeListener>()
   /** Modern requests being answered (each a throwaway session), so that shutdown can abort them. */
   private readonly modernRequests = new Set<Session>()
   /** Tasks started by task-augmented calls, and the `tasks/*` methods. */
@@ -79,8 +98,16 @@ export class McpCore implements MCPRegistryApi {
       limits: { maxTasks: tasks.maxTasks, maxTasksPerOwner: tasks.maxTasksPerPrincipal },
       logger: options.logger
     })
-    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks })
-    this.registry.onChange((kind) => { this.broadcast({ method: `notifications/${kind}/list_changed` }) })
+    this.listen = new ListenHub({ ...LISTEN_DEFAULTS, ...options.listen })
+    this.changeListeners.add(this.listen)
+    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks }, this.listen)
+    this.registry.onChange((kind) => { this.broadcast({ method: LIST_CHANGED_METHODS[kind] }) })
+  }
+
+  /** Adds a receiver of every change event beside the sessions; returns its removal. */
+  addChangeListener (listener: ChangeListener): () => void {
+    this.changeListeners.add(listener)
+    return () => { this.changeListeners.delete(listener) }
   }
 
   get sessionCount (): number {
@@ -131,18 +158,35 @@ export class McpCore implements MCPRegistryApi {
       session.sendSerialized(json, message)
       reached++
     }
-    return reached
+    const event = changeEventOf(message)
+    return event === undefined ? reached : reached + this.deliver(event)
   }
 
   notifyResourceUpdated (uri: string): number {
-    const message: JsonRpcNotification = { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } }
+    const params = { uri }
+    const message: JsonRpcNotification = { jsonrpc: '2.0', method: RESOURCE_UPDATED_METHOD, params }
     let reached = 0
     for (const session of this.sessions.values()) {
       if (!session.subscriptions.has(uri)) continue
       session.send(message)
       reached++
     }
+    return reached + this.deliver({ kind: 'resource_updated', uri, params })
+  }
+
+  private deliver (event: ChangeEvent): number {
+    let reached = 0
+    for (const listener of this.changeListeners) reached += listener.deliver(event)
     return reached
+  }
+
+  /**
+   * Ends every listen stream gracefully (server shutdown): each gets its
+   * `complete` result. Resolves once those answers are handed to the
+   * transports, so a shutdown that closes the sessions next does not cut them off.
+   */
+  async closeListenStreams (): Promise<void> {
+    await this.listen.closeAll()
   }
 
   /** Ends every session (server shutdown). */

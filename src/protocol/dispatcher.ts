@@ -1,15 +1,16 @@
-import { ErrorCode, McpError, failure, success, type ClassifiedMessage, type JsonRpcNotification, type JsonRpcRequest } from './jsonrpc.js'
+import { ErrorCode, McpError, failure, success, type ClassifiedMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from './jsonrpc.js'
 import { complete } from './methods/completion.js'
 import { initialize, ping, setLevel } from './methods/lifecycle.js'
 import { getPrompt, listPrompts } from './methods/prompts.js'
 import { listResources, listResourceTemplates, readResource, subscribe, unsubscribe } from './methods/resources.js'
 import { callTool, listTools } from './methods/tools.js'
-import type { ErrorLogger, MethodEnv, MethodHandler, ServerIdentity } from './methods/types.js'
+import { kAfterAnswer, type ErrorLogger, type MethodEnv, type MethodHandler, type ServerIdentity } from './methods/types.js'
 import { resolveLimits, type ProtocolLimits } from './limits.js'
 import { MODERN_METHODS } from './modern/methods.js'
 import { RequestStateCodec, type RequestStateOptions } from './modern/request-state.js'
 import { shapeModernResult } from './modern/shaping.js'
 import type { Principal } from './principal.js'
+import type { ListenHub } from './listen/hub.js'
 import type { Registry } from './registry.js'
 import { RequestContext } from './request-context.js'
 import type { Session } from './session.js'
@@ -52,12 +53,14 @@ export class Dispatcher {
   private readonly options: DispatcherOptions
   private readonly limits: ProtocolLimits
   private readonly requestState: RequestStateCodec
+  private readonly listen: ListenHub
 
-  constructor (registry: Registry, options: DispatcherOptions) {
+  constructor (registry: Registry, options: DispatcherOptions, listen: ListenHub) {
     this.registry = registry
     this.options = options
     this.limits = resolveLimits(options)
     this.requestState = new RequestStateCodec(options.requestState)
+    this.listen = listen
   }
 
   /**
@@ -104,12 +107,14 @@ export class Dispatcher {
     const inflight = session.beginRequest(request.id)
     const meta = params._meta as Record<string, unknown> | undefined
     const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs, principal)
-    const env: MethodEnv = { registry: this.registry, session, ctx, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks, requestState: this.requestState }
+    const env: MethodEnv = { registry: this.registry, session, ctx, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks, requestState: this.requestState, listen: this.listen }
     try {
       const result = await method(params, env)
       // A cancelled request gets no answer (MCP cancellation); a closed session cannot take one.
       if (!inflight.aborted) {
         session.send(success(request.id, modern ? shapeModernResult(request.method, result, this.options.modern) : result), request.id)
+        const after = (result as { [kAfterAnswer]?: JsonRpcMessage[] })[kAfterAnswer]
+        if (after !== undefined) for (const message of after) session.send(message, request.id)
       }
     } catch (error) {
       if (!inflight.aborted) session.send(this.toFailure(request, error, session), request.id)

@@ -28,6 +28,11 @@ export interface SessionChannel {
    * when the transport cannot do it for this request.
    */
   closeStream?: (requestId: JsonRpcId, retryMs?: number) => boolean
+  /**
+   * True when every request shares this one channel (stdio): a request has no
+   * stream of its own to close, so ending a listen stream must be said in a message.
+   */
+  readonly multiplexed?: boolean
 }
 
 export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'
@@ -104,6 +109,11 @@ export class Session {
     if (this.state === 'closed') return
     if (this.channel.sendSerialized !== undefined) this.channel.sendSerialized(json)
     else this.channel.send(message)
+  }
+
+  /** See {@link SessionChannel.multiplexed}. */
+  get multiplexed (): boolean {
+    return this.channel.multiplexed === true
   }
 
   /** See {@link SessionChannel.closeStream}; false on transports without resumable streams. */

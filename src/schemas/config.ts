@@ -196,6 +196,30 @@ export const SseTransportSchema = Type.Object({
 export const TransportSchema = Type.Union([StdioTransportSchema, SseTransportSchema], { default: { type: 'stdio' } })
 export type TransportOptions = Static<typeof TransportSchema>
 
+/** Defaults of the `listen` options, in one place (the core falls back to them too). */
+export const LISTEN_DEFAULTS = Object.freeze({
+  maxStreams: 10_000,
+  maxStreamsPerPrincipal: 16,
+  maxResourceSubscriptions: 100
+})
+
+/** Bounds of MCP 2026-07-28 `subscriptions/listen` streams (on every transport). */
+export const ListenOptionsSchema = Type.Object({
+  /** Listen streams open at once on this server; a further `subscriptions/listen` is refused (-32603). Default 10000. */
+  maxStreams: Type.Optional(Type.Integer({ minimum: 1, default: LISTEN_DEFAULTS.maxStreams })),
+  /**
+   * Listen streams open at once per authenticated principal (same auth method and subject); a
+   * further one is refused (-32603). Unauthenticated callers share `maxStreams` only. Default 16.
+   */
+  maxStreamsPerPrincipal: Type.Optional(Type.Integer({ minimum: 1, default: LISTEN_DEFAULTS.maxStreamsPerPrincipal })),
+  /**
+   * URIs one listen request may list in `resourceSubscriptions`; more is refused (-32602). Each URI
+   * is bounded by `maxUriBytes` like any URI a client sends. Default 100.
+   */
+  maxResourceSubscriptions: Type.Optional(Type.Integer({ minimum: 0, default: LISTEN_DEFAULTS.maxResourceSubscriptions }))
+}, { ...strict, default: {} })
+export type ListenOptions = Static<typeof ListenOptionsSchema>
+
 /** `ttlMs` and `cacheScope` of one cacheable method's results (MCP 2026-07-28 caching). */
 export const CacheHintSchema = Type.Object({
   /** How long a client may treat the result as fresh, in milliseconds (`ttlMs`). Default: `cache.ttlMs`. */
@@ -316,7 +340,9 @@ const serverProperties = {
    */
   taskStore: Type.Optional(Type.Unsafe<TaskStore>({})),
   /** Signing of the `requestState` of 2026-07-28 multi-round-trip requests; every field has a default. */
-  requestState: Type.Optional(RequestStateOptionsSchema)
+  requestState: Type.Optional(RequestStateOptionsSchema),
+  /** Bounds of `subscriptions/listen` streams (MCP 2026-07-28); every field has a default. */
+  listen: Type.Optional(ListenOptionsSchema)
 }
 
 export const ServerOptionsSchema = Type.Object({

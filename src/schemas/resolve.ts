@@ -3,7 +3,7 @@ import { KindGuard, Type, type TObject, type TSchema } from '@sinclair/typebox'
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value'
 import {
   ENDPOINT_PATTERN, HEADER_TOKEN_PATTERN, ORIGIN_PATTERN, PluginOptionsSchema, QUERY_PARAM_PATTERN, ServerOptionsSchema,
-  type ApiKeyAuthOptions, type HttpTransportOptions, type JwtAuthOptions, type OAuthAuthOptions,
+  type ApiKeyAuthOptions, type HttpTransportOptions, type JwtAuthOptions, type ListenOptions, type OAuthAuthOptions,
   type PluginOptions, type ServerOptions, type TasksOptions
 } from './config.js'
 import type { TaskStore } from '../protocol/tasks/types.js'
@@ -28,6 +28,8 @@ type RouteDefaults = 'endpoint' | 'messageEndpoint' | 'streamableEndpoint' | 'bo
   'maxSessionsPerClient' | 'sessionInitTimeoutMs' |
   'maxQueuedBytes' | 'keepAliveIntervalMs' | 'idleTimeoutMs' | 'stateless' | 'eventStoreSize' | 'eventStoreBytes'
 type IdentityDefaults = 'name' | 'version' | 'pageSize' | 'requestTimeoutMs' | 'maxUriBytes' | 'maxSubscriptions' | 'maxInflightRequests' | 'protocols' | 'cache' | 'tasks'
+/** The `listen` block with every default filled in. */
+type ListenFilled = { listen: Required<ListenOptions> }
 type MutableHttp = Filled<Omit<HttpTransportOptions, 'auth'>, RouteDefaults | 'port' | 'host' | 'requestReadTimeoutMs' | 'headersTimeoutMs'> &
   { auth?: ResolvedAuthOptions }
 
@@ -36,11 +38,11 @@ type ResolvedTasks = { tasks: Required<TasksOptions> }
 /** The task store is the caller's live object: passed through as it is, never frozen. */
 type LiveStore = { taskStore?: TaskStore }
 export type ResolvedServerOptions = DeepReadonly<
-  Filled<Omit<ServerOptions, 'transport' | 'tasks' | 'taskStore'>, Exclude<IdentityDefaults, 'tasks'> | 'maxMessageBytes' | 'logLevel'> &
-  ResolvedTasks & { transport: { type: 'stdio' } | { type: 'sse', options: MutableHttp } }> & LiveStore
+  Filled<Omit<ServerOptions, 'transport' | 'tasks' | 'taskStore' | 'listen'>, Exclude<IdentityDefaults, 'tasks'> | 'maxMessageBytes' | 'logLevel'> &
+  ResolvedTasks & ListenFilled & { transport: { type: 'stdio' } | { type: 'sse', options: MutableHttp } }> & LiveStore
 export type ResolvedPluginOptions = DeepReadonly<
-  Filled<Omit<PluginOptions, 'auth' | 'tasks' | 'taskStore'>, Exclude<IdentityDefaults, 'tasks'> | RouteDefaults> &
-  ResolvedTasks & { auth?: ResolvedAuthOptions }> & LiveStore
+  Filled<Omit<PluginOptions, 'auth' | 'tasks' | 'taskStore' | 'listen'>, Exclude<IdentityDefaults, 'tasks'> | RouteDefaults> &
+  ResolvedTasks & ListenFilled & { auth?: ResolvedAuthOptions }> & LiveStore
 
 /** Fastify reads these from the register options itself; they are not ours to validate. */
 const FASTIFY_REGISTER_KEYS = ['prefix', 'logLevel', 'logSerializers']

@@ -1,3 +1,4 @@
+import type { ListenHub } from '../listen/hub.js'
 import type { Registry } from '../registry.js'
 import type { RequestContext } from '../request-context.js'
 import type { Session } from '../session.js'
@@ -33,7 +34,17 @@ export interface MethodEnv {
   tasks: TaskManager
   /** Signs and verifies the `requestState` of 2026-07-28 multi-round-trip requests. */
   requestState: RequestStateCodec
+  /** The open `subscriptions/listen` streams. */
+  listen: ListenHub
 }
+
+/**
+ * A method's result may carry messages to send right after its answer, on the
+ * same session and as related to the same request (a non-enumerable property
+ * under this key, so that it never reaches the wire): how a listen stream on
+ * stdio is torn down after its result.
+ */
+export const kAfterAnswer = Symbol('fastify-mcp-server.afterAnswer')
 
 export type MethodHandler = (params: Record<string, unknown>, env: MethodEnv) => Promise<Record<string, unknown>> | Record<string, unknown>
 

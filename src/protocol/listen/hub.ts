@@ -1,0 +1,116 @@
+import type { ChangeEvent, ChangeListener } from '../changes.js'
+import { LIST_CHANGED_METHODS, RESOURCE_UPDATED_METHOD } from '../changes.js'
+import { ErrorCode, McpError, type JsonRpcId } from '../jsonrpc.js'
+import { principalKey, type Principal } from '../principal.js'
+import type { ListKind } from '../registry.js'
+import type { Session } from '../session.js'
+import type { ListenFilter } from './filter.js'
+import { ACKNOWLEDGED_METHOD, ListenSubscription } from './subscription.js'
+
+/** The bounds of listen streams; see the `listen` options for meaning and defaults. */
+export interface ListenLimits {
+  maxStreams: number
+  maxStreamsPerPrincipal: number
+  maxResourceSubscriptions: number
+}
+
+const FLAG_OF: Readonly<Record<ListKind, 'toolsListChanged' | 'resourcesListChanged' | 'promptsListChanged'>> = {
+  tools: 'toolsListChanged',
+  resources: 'resourcesListChanged',
+  prompts: 'promptsListChanged'
+}
+
+/** Ownership key of a principal: the same identity (method, kind, issuer, subject) is the same caller. */
+function ownerOf (principal: Principal | undefined): string | undefined {
+  return principal === undefined ? undefined : principalKey(principal)
+}
+
+/**
+ * Every open listen stream, indexed by what it listens for, so that a change
+ * reaches exactly the streams that asked for it without scanning the others
+ * (a resource update touches the streams of that URI only). Enforces the
+ * bounds: streams overall, streams per authenticated principal (callers
+ * without auth share only the overall bound: they cannot be told apart).
+ */
+export class ListenHub implements ChangeListener {
+  readonly limits: ListenLimits
+  private readonly all = new Set<ListenSubscription>()
+  private readonly perOwner = new Map<string, number>()
+  private readonly byList: Readonly<Record<ListKind, Set<ListenSubscription>>> = { tools: new Set(), resources: new Set(), prompts: new Set() }
+  private readonly byUri = new Map<string, Set<ListenSubscription>>()
+
+  constructor (limits: ListenLimits) {
+    this.limits = limits
+  }
+
+  /** Open listen streams. */
+  get size (): number {
+    return this.all.size
+  }
+
+  /**
+   * Opens a stream for `filter` (already the honoured subset): sends the
+   * acknowledgement first, then indexes the stream, in one synchronous step so
+   * that no change can reach the client before its acknowledgement.
+   */
+  open (session: Session, requestId: JsonRpcId, filter: ListenFilter): ListenSubscription {
+    const owner = ownerOf(session.principal)
+    if (this.all.size >= this.limits.maxStreams) {
+      throw new McpError(ErrorCode.InternalError, `Too many listen streams: the server holds at most ${this.limits.maxStreams}`, { limit: 'maxStreams', max: this.limits.maxStreams })
+    }
+    const held = owner === undefined ? 0 : this.perOwner.get(owner) ?? 0
+    if (held >= this.limits.maxStreamsPerPrincipal) {
+      throw new McpError(ErrorCode.InternalError, `Too many listen streams: at most ${this.limits.maxStreamsPerPrincipal} per principal`, { limit: 'maxStreamsPerPrincipal', max: this.limits.maxStreamsPerPrincipal })
+    }
+    const subscription = new ListenSubscription(session, requestId, filter, owner, this.release)
+    subscription.notify(ACKNOWLEDGED_METHOD, { notifications: filter })
+    this.all.add(subscription)
+    if (owner !== undefined) this.perOwner.set(owner, held + 1)
+    for (const list of Object.keys(FLAG_OF) as ListKind[]) {
+      if (filter[FLAG_OF[list]] === true) this.byList[list].add(subscription)
+    }
+    for (const uri of filter.resourceSubscriptions ?? []) {
+      let set = this.byUri.get(uri)
+      if (set === undefined) this.byUri.set(uri, set = new Set())
+      set.add(subscription)
+    }
+    return subscription
+  }
+
+  deliver (event: ChangeEvent): number {
+    const targets = event.kind === 'list_changed' ? this.byList[event.list] : this.byUri.get(event.uri)
+    if (targets === undefined || targets.size === 0) return 0
+    const method = event.kind === 'list_changed' ? LIST_CHANGED_METHODS[event.list] : RESOURCE_UPDATED_METHOD
+    let reached = 0
+    // A copy: a send may cut off a slow client, which ends its subscription and edits the set.
+    for (const subscription of [...targets]) if (subscription.notify(method, event.params)) reached++
+    return reached
+  }
+
+  /**
+   * Server shutdown: every stream gets its graceful `complete` result.
+   * Resolves once each of those answers is handed to its transport, so that
+   * a shutdown closing the sessions next does not cut them off.
+   */
+  async closeAll (): Promise<void> {
+    const ending = [...this.all]
+    for (const subscription of ending) subscription.finish()
+    await Promise.all(ending.map(async (subscription) => { await subscription.settled }))
+  }
+
+  private readonly release = (subscription: ListenSubscription): void => {
+    if (!this.all.delete(subscription)) return
+    const { owner, filter } = subscription
+    if (owner !== undefined) {
+      const held = (this.perOwner.get(owner) ?? 1) - 1
+      if (held === 0) this.perOwner.delete(owner)
+      else this.perOwner.set(owner, held)
+    }
+    for (const set of Object.values(this.byList)) set.delete(subscription)
+    for (const uri of filter.resourceSubscriptions ?? []) {
+      const set = this.byUri.get(uri)
+      set?.delete(subscription)
+      if (set?.size === 0) this.byUri.delete(uri)
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import { kAfterAnswer, type MethodHandler } from '../methods/types.js'
+import { honouredFilter, isEmptyFilter, parseListenFilter } from './filter.js'
+import { SUBSCRIPTION_ID_META } from './subscription.js'
+
+/**
+ * `subscriptions/listen` (MCP 2026-07-28 only: listed in `modern/methods.ts`): a request that stays open. The
+ * acknowledgement goes out first, then the changes its filter asked for, each
+ * stamped with the subscription id (the request id). The handler's promise
+ * settles only when the stream ends:
+ *
+ * - the client ends it (closes the HTTP stream, or sends `notifications/cancelled`
+ *   on stdio): the request is aborted, the stream freed, nothing more is sent;
+ * - the server ends it (shutdown, or a filter honouring nothing): the answer is
+ *   the `complete` result carrying the subscription id, which the revision
+ *   defines as the graceful end. On a channel every request shares (stdio) a
+ *   `notifications/cancelled` naming the listen request follows it: the
+ *   cancellation page requires one when the server tears a subscription down,
+ *   while the subscriptions page asks for the result. Sent in that order, a
+ *   client that follows either page sees a graceful end and ignores the other
+ *   message (a cancel for a request already answered is to be ignored).
+ *   Over HTTP the result ends the request's own stream and nothing follows it.
+ */
+export const listen: MethodHandler = async (params, { session, ctx, registry, limits, listen: hub }) => {
+  const bounds = { maxResourceSubscriptions: hub.limits.maxResourceSubscriptions, maxUriBytes: limits.maxUriBytes }
+  const filter = honouredFilter(parseListenFilter(params, bounds), registry)
+  const subscription = hub.open(session, ctx.requestId, filter)
+  if (isEmptyFilter(filter)) subscription.finish()
+  else if (ctx.aborted) subscription.drop()
+  else ctx.signal.addEventListener('abort', () => { subscription.drop() }, { once: true })
+  const result = await subscription.ended
+  if (result === undefined) {
+    // Dropped: the request was aborted, and the dispatcher answers no aborted request.
+    subscription.settle()
+    return {}
+  }
+  if (session.multiplexed) {
+    const requestId = ctx.requestId
+    const cancelled = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the server ended the subscription', _meta: { [SUBSCRIPTION_ID_META]: requestId } } }
+    Object.defineProperty(result, kAfterAnswer, { value: [cancelled], enumerable: false })
+  }
+  // The dispatcher sends the answer (and what follows it) as soon as this promise settles, in this
+  // turn of the event loop; the next turn comes after it.
+  setImmediate(() => { subscription.settle() })
+  return result
+}

@@ -1,0 +1,88 @@
+import type { JsonRpcId } from '../jsonrpc.js'
+import type { Session } from '../session.js'
+import type { ListenFilter } from './filter.js'
+
+/** `_meta` key naming the listen stream a message belongs to; its value is the listen request's id. */
+export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId'
+export const ACKNOWLEDGED_METHOD = 'notifications/subscriptions/acknowledged'
+
+/** Params with the subscription id merged into their `_meta` (what was there is kept). */
+export function stampSubscriptionId (params: Record<string, unknown> | undefined, id: JsonRpcId): Record<string, unknown> {
+  const meta = params?._meta
+  const base = typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? meta as Record<string, unknown> : {}
+  return { ...params, _meta: { ...base, [SUBSCRIPTION_ID_META]: id } }
+}
+
+/**
+ * One open `subscriptions/listen` stream: the request that opened it (its id is
+ * the subscription id) and the session it answers on. Every message goes out
+ * through `session.send` as related to that request, so the transport puts it
+ * on the request's own stream (HTTP) or on the shared channel (stdio) without
+ * knowing what a subscription is.
+ */
+export class ListenSubscription {
+  readonly id: JsonRpcId
+  readonly filter: ListenFilter
+  /** Principal key for the per-principal bound; undefined when unauthenticated. */
+  readonly owner: string | undefined
+  readonly session: Session
+  /**
+   * Settles once the subscription is over: with the `complete` result to send
+   * when the server ended it, with undefined when the client cancelled or
+   * went away (then nothing more is sent, not even a response).
+   */
+  readonly ended: Promise<Record<string, unknown> | undefined>
+  /**
+   * Settles once whatever ends the stream has been handed to the transport
+   * (the result, and on stdio the cancel after it); see {@link settle}.
+   */
+  readonly settled: Promise<void>
+  private resolveEnded!: (result: Record<string, unknown> | undefined) => void
+  private resolveSettled!: () => void
+  private readonly release: (subscription: ListenSubscription) => void
+  private live = true
+
+  constructor (session: Session, id: JsonRpcId, filter: ListenFilter, owner: string | undefined, release: (subscription: ListenSubscription) => void) {
+    this.session = session
+    this.id = id
+    this.filter = filter
+    this.owner = owner
+    this.release = release
+    this.ended = new Promise((resolve) => { this.resolveEnded = resolve })
+    this.settled = new Promise((resolve) => { this.resolveSettled = resolve })
+  }
+
+  /** Called by the listen method once the stream's last message is out. */
+  settle (): void {
+    this.resolveSettled()
+  }
+
+  get open (): boolean {
+    return this.live && !this.session.closed
+  }
+
+  /** Sends one notification on this stream, stamped with the subscription id; false once it has ended. */
+  notify (method: string, params?: Record<string, unknown>): boolean {
+    if (!this.open) return false
+    this.session.send({ jsonrpc: '2.0', method, params: stampSubscriptionId(params, this.id) }, this.id)
+    return true
+  }
+
+  /** The server ends the stream (shutdown): the client gets the `complete` result, its graceful-end signal. */
+  finish (): void {
+    if (!this.end()) return
+    this.resolveEnded({ resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META]: this.id } })
+  }
+
+  /** The client cancelled or disconnected: the slot is freed and nothing more is sent. */
+  drop (): void {
+    if (this.end()) this.resolveEnded(undefined)
+  }
+
+  private end (): boolean {
+    if (!this.live) return false
+    this.live = false
+    this.release(this)
+    return true
+  }
+}
