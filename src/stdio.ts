@@ -45,7 +45,8 @@ export class StdioRunner {
   /** Where the throwaway sessions of 2026-07-28 requests write: the same stdout. */
   private readonly modernChannel: SessionChannel = {
     send: (message) => { this.write(JSON.stringify(message)) },
-    close: () => {}
+    close: () => {},
+    multiplexed: true
   }
 
   constructor (core: McpCore, options: StdioRunnerOptions) {
@@ -56,7 +57,8 @@ export class StdioRunner {
     this.session = new Session('stdio', {
       send: (message) => { this.write(JSON.stringify(message)) },
       sendSerialized: (json) => { this.write(json) },
-      close: () => {}
+      close: () => {},
+      multiplexed: true
     })
   }
 
@@ -94,8 +96,11 @@ export class StdioRunner {
   private readonly onOutputError = (): void => { void this.stop() }
 
   private readonly onEnd = (): void => {
-    // The client closed our input: finish what it asked for, then end the session.
-    void Promise.allSettled([...this.inflight]).then(async () => { await this.stop() })
+    // The client closed our input: finish what it asked for, then end the session. Listen streams
+    // never finish by themselves: they end now (gracefully: the client may still read stdout).
+    void this.core.closeListenStreams()
+      .then(async () => await Promise.allSettled([...this.inflight]))
+      .then(async () => { await this.stop() })
   }
 
   private readonly onData = (chunk: Buffer | string): void => {

@@ -52,8 +52,8 @@ t.test('server/discover: versions (legacy ones too), capabilities, instructions,
     id: 1,
     result: {
       supportedVersions: [MODERN, ...LEGACY_VERSIONS],
-      // No listChanged or subscribe: this revision delivers those only on subscriptions/listen.
-      capabilities: { logging: {}, tools: {}, resources: {}, prompts: {}, completions: {} },
+      // listChanged and subscribe: delivered on subscriptions/listen streams.
+      capabilities: { logging: {}, tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} },
       instructions: 'Use add for sums.',
       resultType: 'complete',
       _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'catalog', version: '1.0.0' } },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  ForeignSessionError, InvalidMessageError, MethodNotAllowedError, StreamConflictError,
+  ForeignSessionError, InvalidMessageError, MethodNotAllowedError, NotAcceptableError, StreamConflictError,
   UnknownSessionError, UnsupportedMediaTypeError
 } from '../errors.js'
 import type { McpCore } from '../protocol/core.js'
@@ -185,6 +185,8 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
       /* c8 ignore next: the ladder throws McpError only */
       throw error
     }
+    // A listen stream is made of notifications before any answer: a client that takes only JSON would hear none.
+    if (message.method === 'subscriptions/listen' && mode === 'json') throw new NotAcceptableError('subscriptions/listen answers with an event stream: Accept must include text/event-stream')
     const channel = new StreamableChannel(modernEnv)
     const session = openModernSession(channel, request.mcpPrincipal, meta)
     channel.bind(session)

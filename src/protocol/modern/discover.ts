@@ -3,16 +3,13 @@ import type { MethodEnv, MethodHandler } from '../methods/types.js'
 import { taskExtensionCapabilities } from '../tasks/capability.js'
 
 /**
- * The capabilities a 2026-07-28 client is told about. They mirror what the
- * registry offers, without what this revision delivers only through
- * `subscriptions/listen` (`listChanged`, `resources.subscribe`): a client must
- * not be promised notifications nothing would deliver.
+ * The capabilities a 2026-07-28 client is told about: what the registry
+ * offers, as a 2025 client is told in `initialize`. `listChanged` and
+ * `resources.subscribe` promise what `subscriptions/listen` delivers (the
+ * list changes and the resource updates a listen filter may ask for).
  */
 export function modernCapabilities (registry: MethodEnv['registry']): Record<string, unknown> {
   const capabilities = capabilitiesOf(registry)
-  for (const kind of ['tools', 'resources', 'prompts']) {
-    if (capabilities[kind] !== undefined) capabilities[kind] = {}
-  }
   const extensions = taskExtensionCapabilities(registry)
   if (Object.keys(extensions).length > 0) capabilities.extensions = extensions
   return capabilities

@@ -2,6 +2,7 @@ import { complete } from '../methods/completion.js'
 import { getPrompt, listPrompts } from '../methods/prompts.js'
 import { listResources, listResourceTemplates, readResource } from '../methods/resources.js'
 import { callTool, listTools } from '../methods/tools.js'
+import { listen } from '../listen/method.js'
 import type { MethodHandler } from '../methods/types.js'
 import { cancelTask, getTask, updateTask } from '../tasks/methods.js'
 import { discover } from './discover.js'
@@ -31,5 +32,6 @@ export const MODERN_METHODS: ReadonlyMap<string, MethodHandler> = new Map<string
   // The Tasks extension (io.modelcontextprotocol/tasks, SEP-2663); tasks/result and tasks/list are gone from it.
   ['tasks/get', getTask],
   ['tasks/update', updateTask],
-  ['tasks/cancel', cancelTask]
+  ['tasks/cancel', cancelTask],
+  ['subscriptions/listen', listen]
 ])
