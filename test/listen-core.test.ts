@@ -38,12 +38,12 @@ function setup (listen?: Partial<NonNullable<ConstructorParameters<typeof McpCor
     let nextId = 1
     function listen (notifications: unknown, id: string | number = `listen:${nextId++}`): { id: string | number, done: Promise<void> } {
       const params = notifications === undefined ? {} : { notifications }
-      const done = core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }))
+      const done = core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }), session.principal)
       listens.set(id, done)
       return { id, done }
     }
     async function cancel (requestId: string | number): Promise<void> {
-      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } }))
+      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } }), session.principal)
     }
     const of = (id: string | number) => sent.filter((m) => m.params?._meta?.[SUB] === id || m.result?._meta?.[SUB] === id)
     return { session, sent, listen, cancel, of }
@@ -53,7 +53,7 @@ function setup (listen?: Partial<NonNullable<ConstructorParameters<typeof McpCor
     const session = new Session(`l${++ids}`, { send: (message: JsonRpcMessage) => { sent.push(message) }, close: () => {} })
     core.addSession(session)
     const request = async (id: number, method: string, params: Record<string, unknown>) => {
-      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, params }))
+      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, params }), session.principal)
       return sent.find((m) => m.id === id)
     }
     await request(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'l', version: '0' } })
@@ -168,12 +168,12 @@ t.test('only the kinds the server offers are honoured, as its capabilities say',
   session.protocolVersion = MODERN
   core.tool({ name: 'only_tools' }, async () => ({ content: [] }))
   const request = { jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true } } }
-  const done = core.dispatcher.dispatch(session, classifyMessage(request))
+  const done = core.dispatcher.dispatch(session, classifyMessage(request), session.principal)
   t.same(sent[0].params.notifications, { toolsListChanged: true }, 'no prompts, no resources: not promised')
   await core.closeListenStreams()
   await done
   core.resource({ uri: 'mem://{id}', name: 'templated' }, async (uri) => ({ contents: [{ uri, text: '' }] }))
-  const again = core.dispatcher.dispatch(session, classifyMessage({ ...request, id: 2 }))
+  const again = core.dispatcher.dispatch(session, classifyMessage({ ...request, id: 2 }), session.principal)
   t.same(sent.at(-1).params.notifications, { toolsListChanged: true, resourcesListChanged: true }, 'a template is a resource offer')
   await core.closeListenStreams()
   await again
