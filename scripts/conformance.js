@@ -39,9 +39,6 @@ const RUNS = [
 // owns and has not landed yet. They still run and are reported, but do not fail `npm run conformance`.
 // Remove each entry in the commit that lands its feature (the runner then requires it to pass).
 const OWNED_ELSEWHERE = [
-  // Multi-round-trip requests (ctx.elicit/sample/listRoots on 2026-07-28): the mrtr part.
-  { scenario: /^input-required-result-/, owner: 'mrtr' },
-  { scenario: /^server-stateless$/, check: 'sep-2575-http-server-no-independent-requests-on-stream', owner: 'mrtr' },
   // Tasks composed with MRTR (input_required rounds, then a task): needs the mrtr part's ctx.elicit on 2026-07-28.
   { scenario: /^tasks-mrtr-composition$/, owner: 'tasks + mrtr' }
 ]
