@@ -1,0 +1,115 @@
+import type { LogLevel } from '../protocol/session.js'
+import type { PrincipalIdentity } from '../protocol/principal.js'
+
+// The ports of the scale-out engine (DESIGN: Transports -> Scale -> Protocol; the protocol core
+// never imports this folder). Each port has an in-process implementation (one instance, or several
+// "instances" in one process for the routing tests) and a Redis one (src/scale/redis/). The
+// transports talk to these ports only, so nothing in them knows whether a peer is a Map or Redis.
+
+/**
+ * What another instance needs to serve a session it did not open: enough to rebuild a `Session`
+ * that answers requests exactly as the opening instance would. Never a credential: the identity
+ * only (a request still presents its own credential, verified where it lands).
+ */
+export interface SessionRecord {
+  readonly id: string
+  /** Which endpoint opened it: a Streamable HTTP id is unknown to the legacy SSE endpoint and back. */
+  readonly kind: 'streamable' | 'sse'
+  /** The identity the session is bound to; absent when auth is off. */
+  readonly principal?: PrincipalIdentity
+  readonly protocolVersion: string
+  readonly clientInfo?: Record<string, unknown>
+  readonly clientCapabilities: Record<string, unknown>
+  readonly logLevel?: LogLevel
+  readonly subscriptions: readonly string[]
+}
+
+export interface StoredSession {
+  readonly record: SessionRecord
+  /**
+   * The instance holding the session's stream 0 (Streamable HTTP: the standalone GET stream;
+   * legacy SSE: the event stream, which also executes the session's POSTs). Absent before any.
+   */
+  readonly gateway?: string
+}
+
+/** Session records shared by every instance. Idle expiry is the store's TTL. */
+export interface SessionStore {
+  create: (record: SessionRecord, ttlMs: number) => Promise<void>
+  get: (id: string) => Promise<StoredSession | undefined>
+  /** False when the session is gone (deleted or expired). */
+  update: (id: string, patch: Partial<Omit<SessionRecord, 'id' | 'kind' | 'principal'>>) => Promise<boolean>
+  /** Extends the TTL; false when the session already expired. */
+  touch: (id: string, ttlMs: number) => Promise<boolean>
+  /** Makes `instance` the holder of stream 0; resolves with the previous holder, if any. */
+  claimGateway: (id: string, instance: string) => Promise<string | undefined>
+  /** Forgets the record and every event log of the session. */
+  delete: (id: string) => Promise<void>
+  close: () => Promise<void>
+}
+
+/** Point-to-point messages between instances (inbox of one instance). */
+export type DirectMessage =
+  /** A client's reply to a server-to-client request, for the instance that sent the request. */
+  | { type: 'response', session: string, json: string }
+  /** A legacy SSE POST received by a non-owner, for the owner to dispatch (in POST order). */
+  | { type: 'forward', session: string, json: string, principal?: PrincipalIdentity }
+  /** Resume of a request stream held by its executor: replay after `after`, then forward to `to`. */
+  | { type: 'attach', session: string, stream: string, after: string, to: string }
+  /** Someone else now holds the session's stream 0: end yours without ending the session. */
+  | { type: 'release', session: string }
+  /** A stream-0 message for the gateway to write live (the log already holds it under `eventId`). */
+  | { type: 'event', session: string, eventId: string, json: string }
+  /** An event of a request stream forwarded to the instance a resuming client is attached to. */
+  | { type: 'stream-event', session: string, stream: string, eventId: string, json: string, last: boolean }
+
+/** Messages for every instance, ephemeral (no history kept for late joiners). */
+export type ControlMessage =
+  /** `notifications/cancelled` that landed away from the executing instance. */
+  | { type: 'cancel', session: string, requestId: string | number, reason: string }
+  /** The session ended (DELETE, idle expiry): abort its handlers, end its streams, drop caches. */
+  | { type: 'end', session: string, reason: string }
+  /** The record changed (log level, subscriptions): drop cached copies. */
+  | { type: 'changed', session: string }
+
+/** Notifications for every session (and 2026 listen stream) on every instance, kept as history. */
+export type FanoutMessage =
+  | { type: 'broadcast', json: string }
+  | { type: 'resource-updated', uri: string, json: string }
+  /** A registry changed: each instance applied the same change; a gateway delivers each (list, rev) once. */
+  | { type: 'list-changed', list: 'tools' | 'resources' | 'prompts', rev: number, json: string }
+
+export interface Envelope<M> {
+  /** Sending instance. */
+  readonly from: string
+  /** Position in the bus (a Redis stream id, or a counter in memory): orders messages of one log. */
+  readonly position: string
+  readonly message: M
+}
+
+/**
+ * Instance-to-instance messaging. Every `Promise` resolves once the message is stored (the
+ * ordering point), never when it is handled.
+ */
+export interface Bus {
+  /** This instance's id. */
+  readonly self: string
+  send: (to: string, message: DirectMessage) => Promise<void>
+  control: (message: ControlMessage) => Promise<void>
+  fanout: (message: FanoutMessage) => Promise<string>
+  /**
+   * Appends a stream-0 message to the session's log and hands it to the session's gateway, as one
+   * atomic step (a gateway move is linearized against every delivery). Resolves with the event id,
+   * or undefined when no gateway ever held the session (the message is dropped, as on one instance
+   * before any GET).
+   */
+  deliver0: (session: string, json: string) => Promise<string | undefined>
+  /** Whether an instance has beaten its heartbeat recently. */
+  alive: (instance: string) => boolean
+  onDirect: (handler: (envelope: Envelope<DirectMessage>) => void) => void
+  onControl: (handler: (envelope: Envelope<ControlMessage>) => void) => void
+  onFanout: (handler: (envelope: Envelope<FanoutMessage>) => void) => void
+  /** Fan-out history after `position` (exclusive), oldest first, for a resuming stream 0. */
+  fanoutAfter: (position: string) => Promise<Array<Envelope<FanoutMessage>>>
+  close: () => Promise<void>
+}
