@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream'
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'
-import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import mcp, { Type } from '../src/index.js'
 import { connectStreamable } from './helpers/clients.js'
 import { headersFor, modern } from './helpers/modern.js'
+import { rpcError } from './helpers/rpc-error.js'
 
 // Issue 10, defect 11: names that come from clients (tools, prompts, templates, completion
 // arguments, prompt and tool arguments) were looked up on plain objects, so `constructor`,
@@ -43,16 +43,6 @@ async function serve (t: Test) {
   const { client } = await connectStreamable(`${base}/mcp`)
   t.teardown(() => client.close())
   return { client, logLines }
-}
-
-async function rpcError (promise: Promise<unknown>): Promise<{ code: number, message: string }> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof McpError) return { code: error.code, message: error.message }
-    throw error
-  }
-  throw new Error('expected a JSON-RPC error')
 }
 
 t.test('completion of an argument named after an Object.prototype member is empty, not -32603', async (t) => {

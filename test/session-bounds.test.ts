@@ -1,11 +1,11 @@
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'
-import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import mcp, { MCPServer, type MCPPluginOptions } from '../src/index.js'
 import { MemoryEventStore } from '../src/transports/event-store.js'
 import { connectStreamable } from './helpers/clients.js'
 import { endpointOf, openRawStream, waitFor } from './fixtures/http-app.js'
 import { BOTH, messageOf, openSession, raw } from './fixtures/streamable-raw.js'
+import { rpcError } from './helpers/rpc-error.js'
 
 // Issue 10, defect 3: what one session may make the server hold is bounded. Subscriptions by
 // count (and by URI length through maxUriBytes), requests in flight by count, the Streamable HTTP
@@ -34,16 +34,6 @@ async function serve (t: Test, options: Partial<MCPPluginOptions> = {}) {
   app.mcp.resource({ uri: 'feed://{id}', name: 'feed' }, async (uri) => ({ contents: [{ uri, text: 'ok' }] }))
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   return { app, base, state }
-}
-
-async function rpcError (promise: Promise<unknown>): Promise<{ code: number, message: string, data?: unknown }> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof McpError) return { code: error.code, message: error.message, data: error.data }
-    throw error
-  }
-  throw new Error('expected a JSON-RPC error')
 }
 
 t.test('subscriptions per session are bounded by maxSubscriptions (default 100)', async (t) => {

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks'
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'
-import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import mcp, { MCPServer, type MCPPluginOptions } from '../src/index.js'
 import { connectStreamable } from './helpers/clients.js'
+import { rpcError } from './helpers/rpc-error.js'
 
 // Issue 10, defect 1, over real sockets with the official SDK client: a URI built to make the
 // old backtracking template matcher try every split no longer blocks the server, a URI longer
@@ -21,16 +21,6 @@ async function serve (t: Test, options: Partial<MCPPluginOptions> = {}) {
   const { client } = await connectStreamable(`${base}/mcp`)
   t.teardown(() => client.close())
   return { app, base, client }
-}
-
-async function rpcError (promise: Promise<unknown>): Promise<{ code: number, message: string, data?: unknown }> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof McpError) return { code: error.code, message: error.message, data: error.data }
-    throw error
-  }
-  throw new Error('expected a JSON-RPC error')
 }
 
 t.test('a URI over maxUriBytes (8192 by default) is refused with -32602 on every method that takes one', async (t) => {
