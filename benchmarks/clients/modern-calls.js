@@ -3,8 +3,7 @@
 // headers the revision requires (MCP-Protocol-Version, Mcp-Method, Mcp-Name); autocannon holds
 // `connections` keep-alive connections and checks every answer's body. The figures compare with
 // streamable-calls (the same call on 2025-11-25 sessions), server CPU per call above all.
-import autocannon from 'autocannon'
-import { measureCalls } from '../lib/window.js'
+import { measurePostedCalls } from '../lib/posted-calls.js'
 
 const META = '{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}'
 const HEADERS = {
@@ -20,41 +19,13 @@ export async function runModernCalls ({ server, connections, duration, warmup, p
   const probe = await fetch(`${server.url}${path}`, { method: 'POST', headers: HEADERS, body: `{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":${META}}}` })
   const probeBody = await probe.text()
   if (probe.status !== 200 || !probeBody.includes('"text":"3"')) throw new Error(`a 2026-07-28 tools/call answered ${probe.status}, not found: ${probeBody.slice(0, 160)}`)
-  let ok = 0
-  let bad = 0
-  let sample = ''
-  const load = (seconds) => new Promise((resolve, reject) => {
-    let nextId = 1
-    const instance = autocannon({
-      url: server.url,
-      connections,
-      pipelining: 1,
-      duration: seconds,
-      requests: [{
-        method: 'POST',
-        path,
-        headers: HEADERS,
-        setupRequest (req) {
-          req.body = `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":${META}}}`
-          return req
-        },
-        onResponse (status, body) {
-          if (status === 200 && body.includes('"result"') && body.includes('"text":"3"')) ok++
-          else { bad++; if (sample === '') sample = `${status} ${String(body).slice(0, 200)}` }
-        }
-      }]
-    }, (error, result) => error ? reject(error) : resolve(result))
-    autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false, outputStream: { write () {} } })
+  return await measurePostedCalls({
+    server,
+    connections,
+    duration,
+    warmup,
+    path,
+    headersOf: () => HEADERS,
+    bodyOf: (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":${META}}}`
   })
-  if (warmup > 0) await load(warmup)
-  ok = 0
-  bad = 0
-  const window = await measureCalls(server, () => load(duration))
-  const result = window.result
-  return {
-    ...window.figures(ok),
-    latency: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
-    errors: bad + result.errors,
-    sample
-  }
 }
