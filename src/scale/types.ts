@@ -1,5 +1,7 @@
 import type { LogLevel } from '../protocol/session.js'
-import type { PrincipalIdentity } from '../protocol/principal.js'
+import type { Principal, PrincipalIdentity } from '../protocol/principal.js'
+// Type-only: the shared event store keeps the transports' own interface (Streamable HTTP resumption).
+import type { EventStore } from '../transports/event-store.js'
 
 // The ports of the scale-out engine (DESIGN: Transports -> Scale -> Protocol; the protocol core
 // never imports this folder). Each port has an in-process implementation (one instance, or several
@@ -41,11 +43,22 @@ export interface SessionStore {
   update: (id: string, patch: Partial<Omit<SessionRecord, 'id' | 'kind' | 'principal'>>) => Promise<boolean>
   /** Extends the TTL; false when the session already expired. */
   touch: (id: string, ttlMs: number) => Promise<boolean>
-  /** Makes `instance` the holder of stream 0; resolves with the previous holder, if any. */
-  claimGateway: (id: string, instance: string) => Promise<string | undefined>
+  /**
+   * Makes `instance` the holder of stream 0, atomically against {@link Bus.deliver0}: every stream-0
+   * message at or before `tail` went to the previous holder, every later one goes to `instance`.
+   * Undefined when the session is gone.
+   */
+  claimGateway: (id: string, instance: string) => Promise<GatewayClaim | undefined>
   /** Forgets the record and every event log of the session. */
   delete: (id: string) => Promise<void>
   close: () => Promise<void>
+}
+
+export interface GatewayClaim {
+  /** The instance that held stream 0 before, if any (it is told to release it). */
+  readonly previous: string | undefined
+  /** Position of the newest message in the session's stream-0 log at the claim (`'0'` when empty). */
+  readonly tail: string
 }
 
 /** Point-to-point messages between instances (inbox of one instance). */
@@ -53,13 +66,13 @@ export type DirectMessage =
   /** A client's reply to a server-to-client request, for the instance that sent the request. */
   | { type: 'response', session: string, json: string }
   /** A legacy SSE POST received by a non-owner, for the owner to dispatch (in POST order). */
-  | { type: 'forward', session: string, json: string, principal?: PrincipalIdentity }
+  | { type: 'forward', session: string, json: string, principal?: Principal }
   /** Resume of a request stream held by its executor: replay after `after`, then forward to `to`. */
   | { type: 'attach', session: string, stream: string, after: string, to: string }
   /** Someone else now holds the session's stream 0: end yours without ending the session. */
   | { type: 'release', session: string }
-  /** A stream-0 message for the gateway to write live (the log already holds it under `eventId`). */
-  | { type: 'event', session: string, eventId: string, json: string }
+  /** A stream-0 message for the gateway to write live (the session's log already holds it at `position`). */
+  | { type: 'event', session: string, position: string, json: string }
   /** An event of a request stream forwarded to the instance a resuming client is attached to. */
   | { type: 'stream-event', session: string, stream: string, eventId: string, json: string, last: boolean }
 
@@ -99,11 +112,13 @@ export interface Bus {
   fanout: (message: FanoutMessage) => Promise<string>
   /**
    * Appends a stream-0 message to the session's log and hands it to the session's gateway, as one
-   * atomic step (a gateway move is linearized against every delivery). Resolves with the event id,
-   * or undefined when no gateway ever held the session (the message is dropped, as on one instance
-   * before any GET).
+   * atomic step (a gateway move is linearized against every delivery). Resolves with its position
+   * in the log, or undefined when no gateway ever held the session (the message is dropped, as on
+   * one instance before any GET).
    */
   deliver0: (session: string, json: string) => Promise<string | undefined>
+  /** The session's stream-0 log after `position` (exclusive), oldest first, for a resuming stream 0. */
+  log0After: (session: string, position: string) => Promise<Array<{ position: string, json: string }>>
   /** Whether an instance has beaten its heartbeat recently. */
   alive: (instance: string) => boolean
   onDirect: (handler: (envelope: Envelope<DirectMessage>) => void) => void
@@ -111,5 +126,32 @@ export interface Bus {
   onFanout: (handler: (envelope: Envelope<FanoutMessage>) => void) => void
   /** Fan-out history after `position` (exclusive), oldest first, for a resuming stream 0. */
   fanoutAfter: (position: string) => Promise<Array<Envelope<FanoutMessage>>>
+  /**
+   * Position of the newest fan-out message this instance has handed to its handlers (at start: the
+   * bus's tail). A stream 0 opened now has been sent everything up to it.
+   */
+  fanoutCursor: () => string
   close: () => Promise<void>
 }
+
+/**
+ * One instance's share of the engine: what the transports are given (the plugin builds it from
+ * `scaleOut`; tests build in-process ones with `MemoryHub.engine()`). Whoever builds it closes it,
+ * after the app.
+ */
+export interface ScaleEngine {
+  readonly sessions: SessionStore
+  readonly bus: Bus
+  /**
+   * Events of request streams (Streamable HTTP), shared, so that a stream can be replayed on any
+   * instance. Event ids name their stream and its executor (`{instance}.{k}_{n}`).
+   */
+  readonly events: EventStore
+  close: () => Promise<void>
+}
+
+/**
+ * Instance ids go into event ids and server-request ids (`s.{instance}.{n}`), so they are kept to
+ * characters that need no escaping there.
+ */
+export const INSTANCE_ID = /^[A-Za-z0-9-]{1,64}$/
