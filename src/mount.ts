@@ -1,17 +1,24 @@
 import type { FastifyInstance } from 'fastify'
 import type { McpCore } from './protocol/core.js'
+import type { ScaleEngine } from './scale/types.js'
 import type { ResolvedPluginOptions } from './schemas/resolve.js'
 import { exposureWarning } from './transports/guards.js'
 import { registerHttpTransports } from './transports/index.js'
+import { ScaleNode } from './transports/scale-node.js'
 
 /**
  * The one way MCP is mounted on a Fastify instance, for the plugin and for `MCPServer` alike:
  * `app.mcp`, the close hook and the HTTP transports, from options that are already resolved. The
  * plugin resolves its register options and builds a core; `MCPServer` passes the core it owns and
  * the options it resolved in its constructor. Either way the options are validated exactly once.
+ *
+ * `scale`: this instance's share of a scale-out engine (several instances serving the same
+ * sessions). Its owner closes it after the app; the routing tests pass in-process ones
+ * (`MemoryHub.engine()`). Ignored with `stateless`, which has no sessions to share.
  */
-export async function mountMcp (fastify: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, prefix?: string): Promise<void> {
+export async function mountMcp (fastify: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, prefix?: string, scale?: ScaleEngine): Promise<void> {
   fastify.decorate('mcp', core)
+  const node = scale === undefined || options.stateless ? undefined : new ScaleNode(scale, core, options, fastify.log)
 
   // Said once, when the app listens: only then is the bind address known.
   fastify.addHook('onListen', async () => {
@@ -22,6 +29,8 @@ export async function mountMcp (fastify: FastifyInstance, core: McpCore, options
   // Open streams would hold fastify.close() until they end by themselves.
   // Listen streams first: each gets its graceful `complete` answer before the sessions close.
   fastify.addHook('preClose', async () => {
+    // Scale-out: the sessions close here only; they live on at the other instances.
+    node?.shutdown()
     await core.closeListenStreams()
     core.closeAllSessions('server closing')
   })
@@ -31,5 +40,5 @@ export async function mountMcp (fastify: FastifyInstance, core: McpCore, options
   // Routes, CORS and auth hooks live in an encapsulated child: the user's own
   // routes in this app get none of them. fastify-plugin drops `prefix` for the
   // plugin itself, so the transports' child takes it over.
-  await registerHttpTransports(fastify, core, options, prefix)
+  await registerHttpTransports(fastify, core, options, prefix, node)
 }

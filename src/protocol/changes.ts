@@ -44,3 +44,14 @@ export function changeEventOf (notification: Pick<JsonRpcNotification, 'method' 
   }
   return undefined
 }
+
+/**
+ * Where broadcasts and resource updates go when several instances serve one deployment (set by
+ * the transports' scale-out wiring): to every instance, each of which delivers them to what it
+ * holds through `McpCore.deliverLocally`. Each method answers how many receivers this instance
+ * reaches.
+ */
+export interface ChangeRelay {
+  broadcast: (json: string) => number
+  resourceUpdated: (uri: string, json: string) => number
+}

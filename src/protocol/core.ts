@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { LISTEN_DEFAULTS } from '../schemas/config.js'
-import { changeEventOf, type ChangeEvent, type ChangeListener, LIST_CHANGED_METHODS, RESOURCE_UPDATED_METHOD } from './changes.js'
+import { changeEventOf, type ChangeEvent, type ChangeListener, type ChangeRelay, LIST_CHANGED_METHODS, RESOURCE_UPDATED_METHOD } from './changes.js'
 import type {
   ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
   ToolDefinition, ToolHandler
@@ -86,6 +86,12 @@ export class McpCore implements MCPRegistryApi {
   private readonly modernRequests = new Set<Session>()
   /** Tasks started by task-augmented calls, and the `tasks/*` methods. */
   readonly tasks: TaskManager
+  /**
+   * Scale-out: broadcasts and resource updates go to every instance through this instead of
+   * straight to this instance's sessions. Registry changes stay local: every instance applies the
+   * same registrations and announces them to what it holds.
+   */
+  relay: ChangeRelay | undefined
 
   constructor (options: CoreOptions) {
     this.modern = modernSettings(options)
@@ -101,7 +107,7 @@ export class McpCore implements MCPRegistryApi {
     this.listen = new ListenHub({ ...LISTEN_DEFAULTS, ...options.listen })
     this.changeListeners.add(this.listen)
     this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks }, this.listen)
-    this.registry.onChange((kind) => { this.broadcast({ method: LIST_CHANGED_METHODS[kind] }) })
+    this.registry.onChange((kind) => { this.broadcastLocally({ jsonrpc: '2.0', method: LIST_CHANGED_METHODS[kind] }) })
   }
 
   /** Adds a receiver of every change event beside the sessions; returns its removal. */
@@ -150,6 +156,12 @@ export class McpCore implements MCPRegistryApi {
     const message: JsonRpcNotification = notification.params === undefined
       ? { jsonrpc: '2.0', method: notification.method }
       : { jsonrpc: '2.0', method: notification.method, params: notification.params }
+    if (this.relay !== undefined) return this.relay.broadcast(JSON.stringify(message))
+    return this.broadcastLocally(message)
+  }
+
+  /** A broadcast to this instance's sessions and listen streams. */
+  private broadcastLocally (message: JsonRpcNotification): number {
     // Serialized once for all sessions: a broadcast to 10,000 clients must not stringify 10,000 times.
     const json = JSON.stringify(message)
     let reached = 0
@@ -165,6 +177,7 @@ export class McpCore implements MCPRegistryApi {
   notifyResourceUpdated (uri: string): number {
     const params = { uri }
     const message: JsonRpcNotification = { jsonrpc: '2.0', method: RESOURCE_UPDATED_METHOD, params }
+    if (this.relay !== undefined) return this.relay.resourceUpdated(uri, JSON.stringify(message))
     let reached = 0
     for (const session of this.sessions.values()) {
       if (!session.subscriptions.has(uri)) continue
@@ -174,7 +187,8 @@ export class McpCore implements MCPRegistryApi {
     return reached + this.deliver({ kind: 'resource_updated', uri, params })
   }
 
-  private deliver (event: ChangeEvent): number {
+  /** Delivers a change event to the listen streams (and other change listeners) of this instance. */
+  deliver (event: ChangeEvent): number {
     let reached = 0
     for (const listener of this.changeListeners) reached += listener.deliver(event)
     return reached

@@ -78,6 +78,11 @@ export class Session {
   readonly subscriptions = new Set<string>()
   /** Epoch ms of the last message received; transports use it for idle timeouts. */
   lastActivity = Date.now()
+  /**
+   * Start of the ids of server-to-client requests. With several instances the transport makes it
+   * name this instance (`s.{instance}.`), so a client's reply landing elsewhere finds its way back.
+   */
+  requestIdPrefix = 'srv-'
 
   private readonly channel: SessionChannel
   private readonly inflight = new Map<JsonRpcId, InflightRequest>()
@@ -138,6 +143,11 @@ export class Session {
     if (this.inflight.get(id) === request) this.inflight.delete(id)
   }
 
+  /** True while the client request `id` is being handled here. */
+  isHandling (id: JsonRpcId): boolean {
+    return this.inflight.has(id)
+  }
+
   cancelRequest (id: JsonRpcId, reason: string): void {
     this.inflight.get(id)?.abort(new McpError(ErrorCode.InvalidRequest, `Request cancelled: ${reason}`))
   }
@@ -149,7 +159,7 @@ export class Session {
   request (method: string, params: Record<string, unknown> | undefined, options: { timeoutMs: number, signal?: AbortSignal, relatedRequestId?: JsonRpcId }): Promise<Record<string, unknown>> {
     if (this.state === 'closed') return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Session closed'))
     options.signal?.throwIfAborted()
-    const id = `srv-${this.nextOutgoingId++}`
+    const id = `${this.requestIdPrefix}${this.nextOutgoingId++}`
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
         this.settleOutgoing(id)?.reject(new McpError(ErrorCode.InvalidRequest, 'Request cancelled'))

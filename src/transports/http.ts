@@ -8,6 +8,7 @@ import { endAtDeadline } from './expiry.js'
 import { createOriginGuard } from './guards.js'
 import { startIdleSweep } from './idle.js'
 import { transportErrorHandler } from './replies.js'
+import type { ScaleNode } from './scale-node.js'
 import { SessionLimits } from './session-limits.js'
 import { StreamSet } from './sse-stream.js'
 
@@ -36,6 +37,8 @@ export interface HttpKit {
    * first: a stream opened with a token must not outlive it (the client comes back with a valid one).
    */
   readonly endWithCredential: (request: FastifyRequest, res: ServerResponse, end: () => void) => void
+  /** Scale-out: this instance's end of the engine; undefined on one instance. */
+  readonly scale: ScaleNode | undefined
 }
 
 /**
@@ -45,7 +48,7 @@ export interface HttpKit {
  * every MCP route (they get CORS preflight routes and go into auth metadata).
  * Nothing here touches the parent app; auth's own routes are left to the caller.
  */
-export async function setupHttp (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, endpoints: readonly string[]): Promise<HttpKit> {
+export async function setupHttp (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, endpoints: readonly string[], scale?: ScaleNode): Promise<HttpKit> {
   // Fastify keeps a trailing slash of the prefix (`/api/`) but joins routes without doubling it.
   const base = app.prefix.endsWith('/') ? app.prefix.slice(0, -1) : app.prefix
   const url = (path: string): string => `${base}${path}`
@@ -74,7 +77,8 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
   cors?.registerPreflight(app, endpoints, routeOptions([guard]))
 
   const streams = new StreamSet(options.keepAliveIntervalMs)
-  const stopSweep = startIdleSweep(core, options.idleTimeoutMs)
+  // Scale-out: idle expiry is the store's TTL, and the node evicts what is idle here.
+  const stopSweep = scale === undefined ? startIdleSweep(core, options.idleTimeoutMs) : () => {}
   const limits = new SessionLimits(core, options)
   app.addHook('onClose', async () => {
     stopSweep()
@@ -86,7 +90,7 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
     const principal = request.mcpPrincipal
     if (auth !== undefined && principal !== undefined) endAtDeadline(res, auth.validUntil(principal), end)
   }
-  return { routeOptions: () => routeOptions(), auth, streams, limits, url, endWithCredential }
+  return { routeOptions: () => routeOptions(), auth, streams, limits, url, endWithCredential, scale }
 }
 
 /**

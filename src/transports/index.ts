@@ -4,6 +4,7 @@ import type { ResolvedPluginOptions } from '../schemas/resolve.js'
 import { createHostHook } from './guards.js'
 import { setupHttp, type HttpKit } from './http.js'
 import { transportErrorHandler } from './replies.js'
+import type { ScaleNode } from './scale-node.js'
 import { registerSseRoutes } from './sse.js'
 import { registerStreamableRoutes } from './streamable.js'
 
@@ -13,14 +14,14 @@ import { registerStreamableRoutes } from './streamable.js'
  * contract, guards, CORS, auth, timers), then each transport's routes; then
  * auth's own routes, which live at the host root whatever the prefix.
  */
-export async function registerHttpTransports (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, prefix: string | undefined): Promise<void> {
+export async function registerHttpTransports (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, prefix: string | undefined, scale?: ScaleNode): Promise<void> {
   const mounted: { http?: HttpKit } = {}
   await app.register(async (child: FastifyInstance) => {
     // Declared up front so every request of the MCP routes has the same shape; the auth hook sets it.
     child.decorateRequest('mcpPrincipal', undefined)
     const streamable = options.streamableEndpoint
     const endpoints = streamable === false ? [options.endpoint, options.messageEndpoint] : [options.endpoint, options.messageEndpoint, streamable]
-    const http = await setupHttp(child, core, options, endpoints)
+    const http = await setupHttp(child, core, options, endpoints, scale)
     registerSseRoutes(child, core, options, http)
     if (streamable !== false) registerStreamableRoutes(child, core, options, http, streamable)
     mounted.http = http

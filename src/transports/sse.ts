@@ -10,6 +10,7 @@ import { samePrincipal } from '../protocol/principal.js'
 import { Session } from '../protocol/session.js'
 import type { ResolvedPluginOptions } from '../schemas/resolve.js'
 import type { HttpKit } from './http.js'
+import { recordOf, type ScaledEntry } from './scale-node.js'
 import { SseStream, messageFrame } from './sse-stream.js'
 
 /** Session ids are UUIDs; anything much longer is not worth a map lookup. */
@@ -25,6 +26,7 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
   // Only sessions opened here: a Streamable HTTP session id is unknown to this endpoint.
   const sessions = new Map<string, Session>()
   const messageUrl = http.url(options.messageEndpoint)
+  const scale = http.scale
 
   const openStream = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const client = http.limits.admit(request)
@@ -46,6 +48,29 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
       close: () => { stream.end() }
     }, request.mcpPrincipal)
 
+    if (scale !== undefined) {
+      // Scale-out: the record tells other instances where to forward this session's POSTs; this
+      // instance, holding the stream, executes them all (so replies and cancels stay here).
+      await scale.engine.sessions.create(recordOf(session, 'sse'), scale.ttlMs)
+      await scale.engine.sessions.claimGateway(id, scale.self)
+      const owned = session
+      const entry: ScaledEntry = {
+        session: owned,
+        kind: 'sse',
+        localOnly: false,
+        touchedAt: Date.now(),
+        holdsStream: true,
+        fanout: (_position, json, message) => { owned.sendSerialized(json, message) },
+        direct: (message) => {
+          if (message.type !== 'forward') return
+          if (owned.state === 'ready') http.limits.established(owned)
+          owned.lastActivity = Date.now()
+          scale.used(entry)
+          dispatchOn(owned, classifyMessage(JSON.parse(message.json)), message.principal, request)
+        }
+      }
+      scale.register(entry)
+    }
     // From here on the raw response is ours; headers set by the hooks (CORS) are carried over.
     reply.hijack()
     stream.open(reply.getHeaders() as OutgoingHttpHeaders)
@@ -62,12 +87,35 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
     http.endWithCredential(request, reply.raw, () => { session?.close('the credential expired') })
   }
 
+  const dispatchOn = (session: Session, classified: ReturnType<typeof classifyMessage>, principal: FastifyRequest['mcpPrincipal'], request: FastifyRequest): void => {
+    core.dispatcher.dispatch(session, classified, principal).catch(
+      /* c8 ignore next: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
+      (error: unknown) => { request.log.error({ err: error }, 'MCP dispatch failed') })
+  }
+
+  /**
+   * Scale-out: a POST for a session whose stream another instance holds is forwarded there, in
+   * order, and accepted once the bus has it. Its owner gone: the session is (legacy streams cannot resume).
+   */
+  const forward = async (request: FastifyRequest, reply: FastifyReply, sessionId: string): Promise<FastifyReply> => {
+    const stored = scale === undefined ? undefined : await scale.remoteSession(sessionId)
+    if (scale === undefined || stored === undefined || stored.record.kind !== 'sse' || stored.gateway === undefined || !scale.engine.bus.alive(stored.gateway)) throw new UnknownSessionError()
+    if (!samePrincipal(stored.record.principal, request.mcpPrincipal)) throw new ForeignSessionError()
+    if (request.body === undefined) throw new UnsupportedMediaTypeError()
+    const classified = classifyMessage(request.body)
+    if (classified.kind === 'invalid') throw new InvalidMessageError(classified.reason)
+    const principal = request.mcpPrincipal
+    await scale.engine.bus.send(stored.gateway, { type: 'forward', session: sessionId, json: JSON.stringify(request.body), ...(principal === undefined ? {} : { principal }) })
+    return await reply.code(202).type('text/plain; charset=utf-8').send('Accepted')
+  }
+
   const receiveMessage = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     // Read by hand rather than with a route schema: the parent app's validator
     // compiler (Zod, a custom Ajv...) is inherited by this child and need not understand ours.
     const sessionId = (request.query as Record<string, unknown>).sessionId
     if (typeof sessionId !== 'string' || sessionId === '') throw new MissingSessionError('the sessionId query parameter is required')
     const session = sessionId.length > MAX_SESSION_ID_LENGTH ? undefined : sessions.get(sessionId)
+    if (session === undefined && scale !== undefined && sessionId.length <= MAX_SESSION_ID_LENGTH) return await forward(request, reply, sessionId)
     // A session leaves the map as it closes: an ended session is an unknown one.
     if (session === undefined) throw new UnknownSessionError()
     if (!samePrincipal(session.principal, request.mcpPrincipal)) throw new ForeignSessionError()
@@ -77,10 +125,9 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
     if (request.body === undefined) throw new UnsupportedMediaTypeError()
     const classified = classifyMessage(request.body)
     if (classified.kind === 'invalid') throw new InvalidMessageError(classified.reason)
+    scale?.usedHere(session.id)
     // Accepted now; the answer goes out on the event stream when the handler finishes.
-    core.dispatcher.dispatch(session, classified, request.mcpPrincipal).catch(
-      /* c8 ignore next: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
-      (error: unknown) => { request.log.error({ err: error }, 'MCP dispatch failed') })
+    dispatchOn(session, classified, request.mcpPrincipal, request)
     return await reply.code(202).type('text/plain; charset=utf-8').send('Accepted')
   }
 

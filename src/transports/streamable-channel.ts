@@ -2,11 +2,19 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { JsonRpcId, JsonRpcMessage } from '../protocol/jsonrpc.js'
 import type { Session, SessionChannel } from '../protocol/session.js'
 import type { EventReplay, StoredEvent } from './event-store.js'
+import { comparePositions } from '../scale/position.js'
 import { SseStream } from './sse-stream.js'
 import {
-  EVENT_ID, PRIMING_RETRY_MS, PRIMING_SINCE, STANDALONE, gone, isResponseTo,
-  type EventChannel, type RequestEntry, type ResumePlan, type StreamEnv, type UpgradableReply
+  EVENT_ID, PRIMING_RETRY_MS, PRIMING_SINCE, SCALED_EVENT_ID, STANDALONE, gone, isResponseTo,
+  type EventChannel, type LiveStream, type RequestEntry, type ResumePlan, type StreamEnv, type UpgradableReply
 } from './streamable-state.js'
+
+/** A stream-0 message that reached the gateway while a resume was replaying: written after, unless replayed. */
+interface HeldArrival {
+  kind: 'log' | 'fanout'
+  position: string
+  json: string
+}
 
 export type { StreamEnv } from './streamable-state.js'
 
@@ -28,6 +36,13 @@ export class StreamableChannel implements SessionChannel {
   private standaloneUsed = false
   private nextStream = 1
   private nextEvent = 1
+  // Scale-out: stream 0 lives in the bus (the session's log and the fan-out), and this instance
+  // writes it only while it is the session's gateway. Its event ids are `0_{s}_{b}`: the last log
+  // and fan-out positions written, so a resume on any instance knows where to start in both.
+  private gateway = false
+  private lastLog = '0'
+  private lastFanout = '0'
+  private held0: HeldArrival[] | undefined
 
   constructor (env: StreamEnv) {
     this.env = env
@@ -78,14 +93,18 @@ export class StreamableChannel implements SessionChannel {
   }
 
   sendSerialized (json: string): void {
-    this.sendStandalone(json)
+    // Scale-out: only registry changes come here (broadcasts go through the bus); every instance
+    // announces its own, so the gateway writes it and nobody else.
+    if (this.env.scale !== undefined) this.writeGateway(json, `0_${this.lastLog}_${this.lastFanout}`)
+    else this.sendStandalone(json)
   }
 
   close (): void {
     for (const channel of [this.standalone, ...this.inflight.values()]) this.dropLive(channel)?.end()
     this.requests.clear()
     this.inflight.clear()
-    this.guardStore(() => this.env.store?.deleteSession(this.session.id))
+    // Scale-out: the events are shared, and closing here may only drop this instance's copy.
+    if (this.env.scale === undefined) this.guardStore(() => this.env.store?.deleteSession(this.session.id))
   }
 
   closeStream (requestId: JsonRpcId, retryMs?: number): boolean {
@@ -173,7 +192,8 @@ export class StreamableChannel implements SessionChannel {
   }
 
   private openStream (entry: RequestEntry, res: ServerResponse, headers: OutgoingHttpHeaders): EventChannel {
-    const channel: EventChannel = { id: String(this.nextStream++), live: undefined, held: undefined, complete: false }
+    const id = this.env.scale === undefined ? String(this.nextStream++) : `${this.env.scale.self}.${this.nextStream++}`
+    const channel: EventChannel = { id, live: undefined, held: undefined, complete: false }
     entry.channel = channel
     this.inflight.set(channel.id, channel)
     const stream = this.attach(channel, res, headers)
@@ -203,7 +223,7 @@ export class StreamableChannel implements SessionChannel {
    * id is not one of this session's (the route answers 400).
    */
   async planResume (lastEventId: string): Promise<ResumePlan | undefined> {
-    const streamId = EVENT_ID.exec(lastEventId)?.[1]
+    const streamId = (this.env.scale === undefined ? EVENT_ID : SCALED_EVENT_ID).exec(lastEventId)?.[1]
     if (this.env.store === undefined || streamId === undefined) return undefined
     const channel = streamId === STANDALONE ? this.standalone : this.inflight.get(streamId)
     if (channel !== undefined) channel.held = []
@@ -226,17 +246,33 @@ export class StreamableChannel implements SessionChannel {
    * completes. It replaces any connection the stream still had.
    */
   resume (plan: ResumePlan, res: ServerResponse, headers: OutgoingHttpHeaders): void {
+    this.resumeOn(plan, (channel) => {
+      if (channel !== undefined) return this.attach(channel, res, headers)
+      const stream = this.newStream(res)
+      stream.open(headers)
+      return stream
+    })
+  }
+
+  /**
+   * Scale-out: a client resumed one of this instance's request streams on another instance; the
+   * stream's events go there through the bus (`sink`) from now on.
+   */
+  resumeRemotely (plan: ResumePlan, sink: LiveStream): void {
+    this.resumeOn(plan, (channel) => {
+      if (channel !== undefined) channel.live = sink
+      return sink
+    })
+  }
+
+  private resumeOn (plan: ResumePlan, connect: (channel: EventChannel | undefined) => LiveStream): void {
     const { channel, replay } = plan
     const held = channel?.held ?? []
-    let stream: SseStream
-    if (channel === undefined) {
-      stream = this.newStream(res)
-      stream.open(headers)
-    } else {
+    if (channel !== undefined) {
       channel.held = undefined
       this.dropLive(channel)?.end()
-      stream = this.attach(channel, res, headers)
     }
+    const stream = connect(channel)
     const replayed = new Set<string>()
     for (const event of replay.events) {
       replayed.add(event.id)
@@ -253,7 +289,88 @@ export class StreamableChannel implements SessionChannel {
   // ---- events ------------------------------------------------------------------
 
   private sendStandalone (json: string): void {
-    if (this.standaloneUsed) this.emit(this.standalone, json)
+    if (this.env.scale !== undefined) this.env.scale.deliver0(this.session.id, json)
+    else if (this.standaloneUsed) this.emit(this.standalone, json)
+  }
+
+  // ---- scale-out: stream 0 at the gateway ------------------------------------
+
+  /** True while this instance holds the session's stream 0. */
+  get isGateway (): boolean {
+    return this.gateway
+  }
+
+  /**
+   * This instance claimed stream 0 for a plain GET: what the log and the fan-out held at the claim
+   * went to the previous holder; the stream starts after `tail` and `fanout`.
+   */
+  openGateway (res: ServerResponse, headers: OutgoingHttpHeaders, tail: string, fanout: string): void {
+    this.gateway = true
+    this.held0 = undefined
+    this.lastLog = tail
+    this.lastFanout = fanout
+    this.dropLive(this.standalone)?.end()
+    const stream = this.attach(this.standalone, res, headers)
+    if (this.resumable) stream.prime(`0_${tail}_${fanout}.p`, PRIMING_RETRY_MS)
+  }
+
+  /**
+   * This instance claimed stream 0 for a resume after `0_{log}_{fanout}`: arrivals are held from
+   * now until {@link finishResume0} has written the replay.
+   */
+  beginResume0 (log: string, fanout: string): void {
+    this.gateway = true
+    this.lastLog = log
+    this.lastFanout = fanout
+    this.held0 = []
+  }
+
+  /** Writes the replay (log, then fan-out), then what arrived meanwhile and was not in it; then live. */
+  finishResume0 (res: ServerResponse, headers: OutgoingHttpHeaders, log: Array<{ position: string, json: string }>, fanout: Array<{ position: string, json: string }>): void {
+    const held = this.held0 ?? []
+    this.held0 = undefined
+    this.dropLive(this.standalone)?.end()
+    this.attach(this.standalone, res, headers)
+    for (const entry of log) this.writeLog(entry.position, entry.json)
+    for (const entry of fanout) this.writeFanout(entry.position, entry.json)
+    for (const arrival of held) {
+      if (arrival.kind === 'log') this.writeLog(arrival.position, arrival.json)
+      else this.writeFanout(arrival.position, arrival.json)
+    }
+  }
+
+  /** Another instance holds stream 0 now: end ours, keep the session. */
+  releaseGateway (): void {
+    this.gateway = false
+    this.held0 = undefined
+    this.dropLive(this.standalone)?.end()
+  }
+
+  /** A stream-0 message routed here by `deliver0`, at `position` in the session's log. */
+  writeLog (position: string, json: string): void {
+    if (!this.gateway || comparePositions(position, this.lastLog) <= 0) return
+    if (this.held0 !== undefined) {
+      this.held0.push({ kind: 'log', position, json })
+      return
+    }
+    this.lastLog = position
+    this.writeGateway(json, `0_${position}_${this.lastFanout}`)
+  }
+
+  /** A broadcast or resource update at `position` in the fan-out. */
+  writeFanout (position: string, json: string): void {
+    if (!this.gateway || comparePositions(position, this.lastFanout) <= 0) return
+    if (this.held0 !== undefined) {
+      this.held0.push({ kind: 'fanout', position, json })
+      return
+    }
+    this.lastFanout = position
+    this.writeGateway(json, `0_${this.lastLog}_${position}`)
+  }
+
+  private writeGateway (json: string, id: string): void {
+    if (!this.gateway || this.held0 !== undefined) return
+    this.standalone.live?.message(json, this.resumable ? id : undefined)
   }
 
   private eventId (channel: EventChannel): string {
@@ -271,7 +388,7 @@ export class StreamableChannel implements SessionChannel {
     channel.live?.message(json, event.id)
   }
 
-  private prime (channel: EventChannel, stream: SseStream, retryMs: number): void {
+  private prime (channel: EventChannel, stream: LiveStream, retryMs: number): void {
     const event: StoredEvent = { id: this.eventId(channel), data: '' }
     this.record(channel, event)
     stream.prime(event.id, retryMs)
@@ -323,7 +440,7 @@ export class StreamableChannel implements SessionChannel {
   }
 
   /** Detaches the live connection (so its 'close' is not taken for a client disconnect) and returns it. */
-  private dropLive (channel: EventChannel): SseStream | undefined {
+  private dropLive (channel: EventChannel): LiveStream | undefined {
     const live = channel.live
     channel.live = undefined
     return live

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcId, JsonRpcMessage } from '../protocol/jsonrpc.js'
 import type { EventReplay, EventStore, StoredEvent } from './event-store.js'
-import type { SseStream, StreamSet } from './sse-stream.js'
+import type { StreamSet } from './sse-stream.js'
 
 // The shapes of Streamable HTTP's per-session state and the small rules about
 // them; the routing itself is StreamableChannel (streamable-channel.ts).
@@ -13,6 +13,28 @@ export const PRIMING_SINCE = '2025-11-25'
 /** Stream id of the standalone GET stream; request streams count up from 1. */
 export const STANDALONE = '0'
 export const EVENT_ID = /^(\d{1,15})_\d{1,15}$/
+/** Scale-out: a request stream's event id names its executor (`{instance}.{k}_{n}`). */
+export const SCALED_EVENT_ID = /^(([A-Za-z0-9-]{1,64})\.\d{1,15})_\d{1,15}$/
+/** Scale-out: a stream-0 event id, `0_{s}_{b}` (log and fan-out positions), `.p` for priming. */
+export const STREAM0_EVENT_ID = /^0_(\d{1,20}(?:-\d{1,20})?)_(\d{1,20}(?:-\d{1,20})?)(?:\.p)?$/
+
+/**
+ * Where a stream's events are written: an event stream on an HTTP response, or, when a client
+ * resumed the stream on another instance, the bus to that instance.
+ */
+export interface LiveStream {
+  message: (json: string, id?: string) => boolean
+  prime: (id: string, retryMs: number) => boolean
+  end: () => void
+}
+
+/** What a channel needs when several instances serve the session (see transports/scale-node.ts). */
+export interface ChannelScale {
+  /** This instance: request streams are named `{self}.{k}`. */
+  readonly self: string
+  /** Hands a stream-0 message to whichever instance holds the session's stream 0. */
+  readonly deliver0: (sessionId: string, json: string) => void
+}
 
 /** What every session of one Streamable HTTP endpoint shares. */
 export interface StreamEnv {
@@ -22,6 +44,8 @@ export interface StreamEnv {
   maxQueuedBytes: number
   /** A store that failed to record or replay; the event itself was still written live. */
   onStoreError: (error: unknown) => void
+  /** Scale-out; undefined on one instance. */
+  scale?: ChannelScale | undefined
 }
 
 /**
@@ -32,7 +56,7 @@ export interface StreamEnv {
  */
 export interface EventChannel {
   readonly id: string
-  live: SseStream | undefined
+  live: LiveStream | undefined
   /** Events written while a resuming GET waits for the store's replay. */
   held: StoredEvent[] | undefined
   /** Answered (or abandoned): a resuming GET ends once it has replayed. */

@@ -23,6 +23,11 @@ import {
   checkProtocolVersion, lastEventIdOf, requireGetAccept, requirePostAccept, requireSessionId, type Acceptable
 } from './streamable-headers.js'
 import { StreamableChannel, type StreamEnv } from './streamable-channel.js'
+import { recordOf, type ScaledEntry } from './scale-node.js'
+import { SCALED_EVENT_ID, STREAM0_EVENT_ID } from './streamable-state.js'
+
+/** Requests whose effect on the session other instances must see (`changed`). */
+const SYNCED_METHODS = new Set(['logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'])
 
 /** The version a stateless request speaks when it names none (MCP: assume 2025-03-26). */
 const STATELESS_DEFAULT_VERSION = '2025-03-26'
@@ -60,6 +65,8 @@ function answerMode (accept: Acceptable, method: string): AnswerMode {
 interface Entry {
   session: Session
   channel: StreamableChannel
+  /** Scale-out: the session as this instance's node knows it. */
+  scaled?: ScaledEntry
 }
 
 /**
@@ -72,17 +79,21 @@ interface Entry {
 export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, http: HttpKit, endpoint: string): void {
   // Only sessions opened here: a legacy SSE session id is unknown to this endpoint.
   const sessions = new Map<string, Entry>()
+  const scale = http.scale
   const env: StreamEnv = {
-    // A stateless session lives for one POST: there is nothing to resume.
-    store: options.eventStoreSize > 0 && !options.stateless ? new MemoryEventStore(options.eventStoreSize, options.eventStoreBytes) : undefined,
+    // A stateless session lives for one POST: there is nothing to resume. Scale-out: the shared store.
+    store: scale !== undefined
+      ? scale.engine.events
+      : options.eventStoreSize > 0 && !options.stateless ? new MemoryEventStore(options.eventStoreSize, options.eventStoreBytes) : undefined,
     streams: http.streams,
     maxQueuedBytes: options.maxQueuedBytes,
-    onStoreError: (error) => { app.log.error({ err: error }, 'MCP event store failed') }
+    onStoreError: (error) => { app.log.error({ err: error }, 'MCP event store failed') },
+    scale: scale === undefined ? undefined : { self: scale.self, deliver0: (id, json) => { scale.deliver0(id, json) } }
   }
 
   // 2026-07-28 requests: no event store (no event ids, no priming, no resumption), so closing a
   // request's stream cancels it.
-  const modernEnv: StreamEnv = { ...env, store: undefined }
+  const modernEnv: StreamEnv = { ...env, store: undefined, scale: undefined }
   const legacyServed = core.modern.generations.has('legacy')
   const modernServed = core.modern.generations.has('modern')
 
@@ -110,22 +121,100 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     return { session, channel }
   }
 
+  /** Scale-out: registers a session this instance holds with the node. */
+  const scaled = (entry: Entry, touchedAt: number): void => {
+    if (scale === undefined) return
+    const { session, channel } = entry
+    session.requestIdPrefix = `s.${scale.self}.`
+    const item: ScaledEntry = {
+      session,
+      kind: 'streamable',
+      localOnly: false,
+      touchedAt,
+      get holdsStream () { return channel.isGateway },
+      fanout: (position, json) => { channel.writeFanout(position, json) },
+      direct: (message) => {
+        switch (message.type) {
+          case 'response': {
+            const classified = classifyMessage(JSON.parse(message.json))
+            if (classified.kind === 'response') session.receiveResponse(classified.message)
+            return
+          }
+          case 'event':
+            channel.writeLog(message.position, message.json)
+            return
+          case 'release':
+            channel.releaseGateway()
+            return
+          case 'attach':
+            void channel.planResume(message.after).then((plan) => {
+              const sink = scale.remoteSink(session.id, message.stream, message.to)
+              if (plan === undefined) sink.end()
+              else channel.resumeRemotely(plan, sink)
+            })
+        }
+      }
+    }
+    entry.scaled = item
+    scale.register(item)
+  }
+
+  /** Scale-out: a session opened on another instance, rebuilt here from its record (once per instance). */
+  const rebuilding = new Map<string, Promise<Entry | undefined>>()
+  const rebuild = async (id: string): Promise<Entry | undefined> => {
+    /* c8 ignore next: called with scale-out only */
+    if (scale === undefined) return undefined
+    let pending = rebuilding.get(id)
+    if (pending === undefined) {
+      pending = (async () => {
+        const stored = await scale.engine.sessions.get(id)
+        const known = sessions.get(id)
+        if (known !== undefined) return known
+        if (stored === undefined || stored.record.kind !== 'streamable') return undefined
+        const { record } = stored
+        const channel = new StreamableChannel(env)
+        const session = new Session(id, channel, record.principal === undefined ? undefined : { ...record.principal, scopes: [], claims: {} })
+        channel.bind(session)
+        session.state = 'ready'
+        session.protocolVersion = record.protocolVersion
+        session.clientInfo = record.clientInfo
+        session.clientCapabilities = record.clientCapabilities
+        session.logLevel = record.logLevel
+        for (const uri of record.subscriptions) session.subscriptions.add(uri)
+        const entry: Entry = { session, channel }
+        core.addSession(session)
+        sessions.set(id, entry)
+        session.onClose(() => { sessions.delete(id) })
+        scaled(entry, Date.now())
+        return entry
+      })()
+      rebuilding.set(id, pending)
+      void pending.finally(() => { rebuilding.delete(id) }).catch(() => {})
+    }
+    return await pending
+  }
+
   /** The session a request names: 400 without an id, 404 unknown or ended, 403 someone else's. */
-  const lookup = (request: FastifyRequest): Entry => {
+  const lookup = async (request: FastifyRequest): Promise<Entry> => {
     const id = requireSessionId(request)
-    const entry = id === undefined ? undefined : sessions.get(id)
+    let entry = id === undefined ? undefined : sessions.get(id)
+    // Scale-out: the first request of a session on this instance loads its record; later ones use the copy.
+    if (entry === undefined && scale !== undefined && id !== undefined) entry = await rebuild(id)
     if (entry === undefined) throw new UnknownSessionError()
     if (!samePrincipal(entry.session.principal, request.mcpPrincipal)) throw new ForeignSessionError()
     checkProtocolVersion(request)
     // The client came back with its session id: initialization is complete.
     http.limits.established(entry.session)
     entry.session.lastActivity = Date.now()
+    if (entry.scaled !== undefined) scale?.used(entry.scaled)
     return entry
   }
 
   const dispatch = async (request: FastifyRequest, session: Session, classified: ClassifiedMessage): Promise<void> => {
     try {
       await core.dispatcher.dispatch(session, classified, request.mcpPrincipal)
+      // Scale-out: what the request changed reaches the record before the client hears the answer.
+      if (scale !== undefined && classified.kind === 'request' && SYNCED_METHODS.has(classified.message.method)) await scale.sync(session)
     } catch (error) {
       /* c8 ignore next 2: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
       request.log.error({ err: error }, 'MCP dispatch failed')
@@ -206,8 +295,11 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     await dispatch(request, session, { kind: 'request', message })
     const response = channel.takeResponse(message.id) ?? ''
     if (session.state === 'ready') {
+      // Scale-out: stored before its id goes out, so that the next request may land anywhere.
+      if (scale !== undefined) await scale.engine.sessions.create(recordOf(session, 'streamable'), scale.ttlMs)
       sessions.set(session.id, entry)
       session.onClose(() => { sessions.delete(session.id) })
+      scaled(entry, Date.now())
       http.limits.expectClient(session)
       reply.header('Mcp-Session-Id', session.id)
     } else {
@@ -258,8 +350,9 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     if (classified.kind === 'request' && classified.message.method === 'initialize' && request.headers['mcp-session-id'] === undefined) {
       return await initialize(request, reply, classified.message, answerMode(accept, 'initialize'))
     }
-    const entry = lookup(request)
+    const entry = await lookup(request)
     if (classified.kind !== 'request') {
+      if (scale !== undefined && await routeAway(entry.session, classified)) return await reply.code(202).send()
       await dispatch(request, entry.session, classified)
       return await reply.code(202).send()
     }
@@ -267,10 +360,90 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     return await answer(request, reply, entry, classified.message, answerMode(accept, classified.message.method))
   }
 
+  /**
+   * Scale-out: a reply to a server request made on another instance goes there; a cancel of a
+   * request not handled here goes to every instance (the executor aborts it). True when sent away.
+   */
+  const routeAway = async (session: Session, classified: ClassifiedMessage): Promise<boolean> => {
+    /* c8 ignore next: called with scale-out only */
+    if (scale === undefined) return false
+    if (classified.kind === 'response') {
+      const owner = scale.ownerOfReply(classified.message.id)
+      if (owner === undefined) return false
+      // A dead instance's request is gone with it: the reply is dropped.
+      await scale.engine.bus.send(owner, { type: 'response', session: session.id, json: JSON.stringify(classified.message) })
+      return true
+    }
+    if (classified.kind === 'notification' && classified.message.method === 'notifications/cancelled') {
+      const requestId = classified.message.params?.requestId
+      if ((typeof requestId !== 'string' && typeof requestId !== 'number') || session.isHandling(requestId)) return false
+      const reason = classified.message.params?.reason
+      await scale.engine.bus.control({ type: 'cancel', session: session.id, requestId, reason: typeof reason === 'string' ? reason.slice(0, 256) : 'cancelled by the client' })
+      return true
+    }
+    return false
+  }
+
+  /** Scale-out GET: claims stream 0 (its previous holder releases it), plain or resuming `0_{s}_{b}`. */
+  const listenScaled = async (request: FastifyRequest, reply: FastifyReply, entry: Entry, lastEventId: string | undefined): Promise<FastifyReply> => {
+    /* c8 ignore next: called with scale-out only */
+    if (scale === undefined) return reply
+    const { session, channel } = entry
+    const stream0 = lastEventId === undefined ? undefined : STREAM0_EVENT_ID.exec(lastEventId) ?? undefined
+    if (lastEventId !== undefined && stream0 === undefined) {
+      const executor = SCALED_EVENT_ID.exec(lastEventId)?.[2]
+      if (executor === undefined) throw new InvalidMessageError('Last-Event-ID is not an event this session can replay')
+      if (executor !== scale.self) {
+        reply.hijack()
+        const res = reply.raw
+        await scale.attachRemote(session.id, SCALED_EVENT_ID.exec(lastEventId)?.[1] ?? '', executor, lastEventId, res, reply.getHeaders() as OutgoingHttpHeaders,
+          (raw) => new SseStream(raw, { maxQueuedBytes: options.maxQueuedBytes, onOverflow: () => {} }))
+        return reply
+      }
+      return await resumeLocal(request, reply, channel, lastEventId)
+    }
+    if (stream0 === undefined && channel.hasStandalone) throw new StreamConflictError('this session already has a GET stream open')
+    if (stream0 !== undefined) channel.beginResume0(stream0[1] ?? '0', stream0[2] ?? '0')
+    const claim = await scale.engine.sessions.claimGateway(session.id, scale.self)
+    if (claim === undefined) {
+      channel.releaseGateway()
+      throw new UnknownSessionError()
+    }
+    if (claim.previous !== undefined && claim.previous !== scale.self) await scale.engine.bus.send(claim.previous, { type: 'release', session: session.id })
+    const headers = reply.getHeaders() as OutgoingHttpHeaders
+    if (stream0 === undefined) {
+      reply.hijack()
+      if (reply.raw.socket === null || reply.raw.socket.destroyed) return reply
+      channel.openGateway(reply.raw, headers, claim.tail, scale.engine.bus.fanoutCursor())
+    } else {
+      const [log, fanout] = await Promise.all([
+        scale.engine.bus.log0After(session.id, stream0[1] ?? '0'),
+        scale.engine.bus.fanoutAfter(stream0[2] ?? '0')
+      ])
+      const missed = fanout.filter(({ message }) => message.type === 'broadcast' || (message.type === 'resource-updated' && session.subscriptions.has(message.uri)))
+        .map(({ position, message }) => ({ position, json: message.json }))
+      reply.hijack()
+      channel.finishResume0(reply.raw, headers, log, missed)
+    }
+    http.endWithCredential(request, reply.raw, () => { reply.raw.end() })
+    return reply
+  }
+
+  const resumeLocal = async (request: FastifyRequest, reply: FastifyReply, channel: StreamableChannel, lastEventId: string): Promise<FastifyReply> => {
+    const plan = await channel.planResume(lastEventId)
+    if (plan === undefined) throw new InvalidMessageError('Last-Event-ID is not an event this session can replay')
+    reply.hijack()
+    channel.resume(plan, reply.raw, reply.getHeaders() as OutgoingHttpHeaders)
+    http.endWithCredential(request, reply.raw, () => { reply.raw.end() })
+    return reply
+  }
+
   const listen = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     requireGetAccept(request)
-    const { channel } = lookup(request)
+    const entry = await lookup(request)
+    const { channel } = entry
     const lastEventId = lastEventIdOf(request)
+    if (scale !== undefined) return await listenScaled(request, reply, entry, lastEventId)
     if (lastEventId !== undefined) {
       const plan = await channel.planResume(lastEventId)
       if (plan === undefined) throw new InvalidMessageError('Last-Event-ID is not an event this session can replay')
@@ -290,7 +463,10 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
   }
 
   const end = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    lookup(request).session.close('ended by the client')
+    const { session } = await lookup(request)
+    // Scale-out: ended everywhere (every instance aborts its handlers and ends its streams) before the 204.
+    if (scale !== undefined) await scale.endEverywhere(session.id, 'ended by the client')
+    else session.close('ended by the client')
     return await reply.code(204).send()
   }
 

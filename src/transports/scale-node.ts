@@ -1,0 +1,301 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { FastifyBaseLogger } from 'fastify'
+import { changeEventOf } from '../protocol/changes.js'
+import type { McpCore } from '../protocol/core.js'
+import type { JsonRpcNotification } from '../protocol/jsonrpc.js'
+import type { Session } from '../protocol/session.js'
+import type { ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleEngine, SessionRecord, StoredSession } from '../scale/types.js'
+import { SseStream } from './sse-stream.js'
+import type { LiveStream } from './streamable-state.js'
+
+/** Server-request ids name their instance, so a reply landing anywhere finds the waiting one. */
+const SERVER_REQUEST_ID = /^s\.([A-Za-z0-9-]{1,64})\.\d{1,15}$/
+
+/** What a transport registers for each session this instance holds a `Session` object of. */
+export interface ScaledEntry {
+  readonly session: Session
+  readonly kind: SessionRecord['kind']
+  /** True when closing the session here must not end it everywhere (an end received, eviction, shutdown). */
+  localOnly: boolean
+  /** Point-to-point messages for this session (replies, forwarded POSTs, stream-0 events, ...). */
+  direct: (message: DirectMessage) => void
+  /** A broadcast or resource update to write if this instance holds the session's stream 0. */
+  fanout: (position: string, json: string, message: JsonRpcNotification) => void
+  /** Whether this instance holds the session's stream 0 (and so must not evict it). */
+  readonly holdsStream: boolean
+  /** Epoch ms of the last TTL extension from here. */
+  touchedAt: number
+}
+
+/** What a session record says about a live session, from its `Session`. */
+export function recordOf (session: Session, kind: SessionRecord['kind']): SessionRecord {
+  const principal = session.principal
+  return {
+    id: session.id,
+    kind,
+    ...(principal === undefined ? {} : { principal: { method: principal.method, kind: principal.kind, issuer: principal.issuer, subject: principal.subject } }),
+    protocolVersion: session.protocolVersion ?? '',
+    ...(session.clientInfo === undefined ? {} : { clientInfo: session.clientInfo }),
+    clientCapabilities: session.clientCapabilities,
+    ...(session.logLevel === undefined ? {} : { logLevel: session.logLevel }),
+    subscriptions: [...session.subscriptions]
+  }
+}
+
+/**
+ * One instance's end of the scale-out engine, shared by both HTTP transports: the bus handlers,
+ * the sessions this instance holds, TTL extension and local eviction, remote resumes held here,
+ * and the change relay. Everything that crosses instances goes through `engine` (the ports).
+ */
+export class ScaleNode {
+  readonly engine: ScaleEngine
+  readonly self: string
+  private readonly core: McpCore
+  private readonly log: FastifyBaseLogger
+  private readonly idleTimeoutMs: number
+  private readonly local = new Map<string, ScaledEntry>()
+  /** Request streams of other instances that a client resumed here: `{session} {stream}` → its response. */
+  private readonly attachments = new Map<string, SseStream>()
+  /** Records of sessions held elsewhere that this instance forwards to (legacy SSE POSTs). */
+  private readonly remote = new Map<string, StoredSession>()
+  private sweep: NodeJS.Timeout | undefined
+  private closing = false
+  private failuresLogged = false
+
+  constructor (engine: ScaleEngine, core: McpCore, options: { idleTimeoutMs: number }, log: FastifyBaseLogger) {
+    this.engine = engine
+    this.self = engine.bus.self
+    this.core = core
+    this.log = log
+    this.idleTimeoutMs = options.idleTimeoutMs
+    engine.bus.onDirect((envelope) => { this.onDirect(envelope) })
+    engine.bus.onControl((envelope) => { this.onControl(envelope) })
+    engine.bus.onFanout((envelope) => { this.onFanout(envelope) })
+    core.relay = {
+      broadcast: (json) => this.publish({ type: 'broadcast', json }, (entry) => entry.session.state === 'ready'),
+      resourceUpdated: (uri, json) => this.publish({ type: 'resource-updated', uri, json }, (entry) => entry.session.subscriptions.has(uri))
+    }
+    if (this.idleTimeoutMs > 0) {
+      this.sweep = setInterval(() => { this.sweepIdle() }, Math.min(Math.max(Math.floor(this.idleTimeoutMs / 2), 10), 30_000))
+      this.sweep.unref()
+    }
+  }
+
+  get ttlMs (): number {
+    // No idle timeout: records still must not live forever once every instance forgot them.
+    return this.idleTimeoutMs > 0 ? this.idleTimeoutMs : 24 * 3600_000
+  }
+
+  register (entry: ScaledEntry): void {
+    this.local.set(entry.session.id, entry)
+    entry.session.onClose(() => {
+      if (this.local.get(entry.session.id) === entry) this.local.delete(entry.session.id)
+      if (!entry.localOnly && !this.closing) this.guard(this.endEverywhere(entry.session.id, 'session ended'))
+    })
+  }
+
+  /** The session was used here: its TTL is extended at most once per quarter of the idle timeout. */
+  used (entry: ScaledEntry): void {
+    const now = Date.now()
+    if (now - entry.touchedAt < this.ttlMs / 4) return
+    entry.touchedAt = now
+    this.guard(this.engine.sessions.touch(entry.session.id, this.ttlMs).then(async (alive) => {
+      if (!alive) await this.endEverywhere(entry.session.id, 'idle timeout')
+    }))
+  }
+
+  /** A session held here was used (legacy SSE: a POST to its owner). */
+  usedHere (id: string): void {
+    const entry = this.local.get(id)
+    if (entry !== undefined) this.used(entry)
+  }
+
+  /** Forgets the session everywhere: record, logs, and (through `end`) every instance's copy. */
+  async endEverywhere (id: string, reason: string): Promise<void> {
+    await this.engine.sessions.delete(id)
+    await this.engine.events.deleteSession(id)
+    await this.engine.bus.control({ type: 'end', session: id, reason })
+  }
+
+  /**
+   * The record of a session held by another instance, loaded once and kept until it ends (`end`
+   * drops it): a legacy POST to a non-owner costs a bus write, not a store read.
+   */
+  async remoteSession (id: string): Promise<StoredSession | undefined> {
+    const known = this.remote.get(id)
+    if (known !== undefined) return known
+    const stored = await this.engine.sessions.get(id)
+    if (stored !== undefined) {
+      // Bounded: a flood of POSTs naming other instances' sessions must not grow this without end.
+      if (this.remote.size >= 10_000) this.remote.delete(this.remote.keys().next().value as string)
+      this.remote.set(id, stored)
+    }
+    return stored
+  }
+
+  /** Hands a stream-0 message to the gateway; failures are logged, never thrown at the handler. */
+  deliver0 (sessionId: string, json: string): void {
+    this.guard(this.engine.bus.deliver0(sessionId, json))
+  }
+
+  /** The instance a server-request id names, when it is another one. */
+  ownerOfReply (id: unknown): string | undefined {
+    if (typeof id !== 'string') return undefined
+    const owner = SERVER_REQUEST_ID.exec(id)?.[1]
+    return owner === this.self ? undefined : owner
+  }
+
+  /** Persists what a request changed in the session (log level, subscriptions) and tells the others. */
+  async sync (session: Session): Promise<void> {
+    await this.engine.sessions.update(session.id, { logLevel: session.logLevel, subscriptions: [...session.subscriptions] })
+    await this.engine.bus.control({ type: 'changed', session: session.id })
+  }
+
+  /**
+   * A client resumed another instance's request stream here: the executor replays and forwards its
+   * events; if it is gone, the shared event store replays what was recorded.
+   */
+  async attachRemote (sessionId: string, streamId: string, owner: string, lastEventId: string, res: ServerResponse, headers: OutgoingHttpHeaders, newStream: (res: ServerResponse) => SseStream): Promise<void> {
+    const stream = newStream(res)
+    stream.open(headers)
+    if (!this.engine.bus.alive(owner)) {
+      const replay = await this.engine.events.replayAfter(sessionId, lastEventId)
+      for (const event of replay?.events ?? []) stream.message(event.data, event.id)
+      stream.end()
+      return
+    }
+    const key = `${sessionId} ${streamId}`
+    this.attachments.get(key)?.end()
+    this.attachments.set(key, stream)
+    res.once('close', () => { if (this.attachments.get(key) === stream) this.attachments.delete(key) })
+    await this.engine.bus.send(owner, { type: 'attach', session: sessionId, stream: streamId, after: lastEventId, to: this.self })
+  }
+
+  /** Where this instance's events of a stream resumed on instance `to` are written. */
+  remoteSink (sessionId: string, streamId: string, to: string): LiveStream {
+    let ended = false
+    const send = (eventId: string, json: string, last: boolean): void => {
+      this.guard(this.engine.bus.send(to, { type: 'stream-event', session: sessionId, stream: streamId, eventId, json, last }))
+    }
+    return {
+      message: (json, id) => { if (!ended) send(id ?? '', json, false); return !ended },
+      prime: (id) => { if (!ended) send(id, '', false); return !ended },
+      end: () => {
+        if (ended) return
+        ended = true
+        send('', '', true)
+      }
+    }
+  }
+
+  /** Server shutdown: sessions close here only; they live on at the other instances. */
+  shutdown (): void {
+    this.closing = true
+    clearInterval(this.sweep)
+    for (const stream of this.attachments.values()) stream.end()
+    this.attachments.clear()
+    this.core.relay = undefined
+  }
+
+  private publish (message: FanoutMessage, reaches: (entry: ScaledEntry) => boolean): number {
+    this.guard(this.engine.bus.fanout(message))
+    let reached = 0
+    for (const entry of this.local.values()) if (entry.holdsStream && reaches(entry)) reached++
+    return reached
+  }
+
+  private onDirect ({ message }: Envelope<DirectMessage>): void {
+    if (this.closing) return
+    if (message.type === 'stream-event') {
+      const key = `${message.session} ${message.stream}`
+      const stream = this.attachments.get(key)
+      if (stream === undefined) return
+      if (message.last) {
+        this.attachments.delete(key)
+        stream.end()
+      } else if (message.json === '') {
+        stream.prime(message.eventId, 1000)
+      } else {
+        stream.message(message.json, message.eventId === '' ? undefined : message.eventId)
+      }
+      return
+    }
+    const entry = this.local.get(message.session)
+    if (entry !== undefined) {
+      entry.direct(message)
+    } else if (message.type === 'attach') {
+      // The executor no longer holds the session: nothing will come.
+      this.guard(this.engine.bus.send(message.to, { type: 'stream-event', session: message.session, stream: message.stream, eventId: '', json: '', last: true }))
+    }
+  }
+
+  private onControl ({ from, message }: Envelope<ControlMessage>): void {
+    if (this.closing) return
+    if (message.type === 'end') this.remote.delete(message.session)
+    const entry = this.local.get(message.session)
+    if (entry === undefined) return
+    switch (message.type) {
+      case 'cancel':
+        entry.session.cancelRequest(message.requestId, message.reason)
+        return
+      case 'end':
+        entry.localOnly = true
+        entry.session.close(message.reason)
+        return
+      case 'changed':
+        if (from !== this.self) this.guard(this.refresh(entry.session))
+    }
+  }
+
+  private onFanout ({ position, message }: Envelope<FanoutMessage>): void {
+    if (this.closing) return
+    if (message.type === 'list-changed') return
+    // Parsed once for every receiver (only transports without a serialized path need it).
+    const notification = JSON.parse(message.json) as JsonRpcNotification
+    for (const entry of [...this.local.values()]) {
+      if (message.type === 'broadcast' ? entry.session.state === 'ready' : entry.session.subscriptions.has(message.uri)) entry.fanout(position, message.json, notification)
+    }
+    // The 2026 listen streams of this instance.
+    const event = message.type === 'broadcast'
+      ? changeEventOf(notification)
+      : { kind: 'resource_updated' as const, uri: message.uri, params: { uri: message.uri } }
+    if (event !== undefined) this.core.deliver(event)
+  }
+
+  private async refresh (session: Session): Promise<void> {
+    const stored = await this.engine.sessions.get(session.id)
+    if (stored === undefined) return
+    session.logLevel = stored.record.logLevel
+    session.subscriptions.clear()
+    for (const uri of stored.record.subscriptions) session.subscriptions.add(uri)
+  }
+
+  /**
+   * Local eviction and expiry: a session idle here is dropped from this instance (it lives on in
+   * the store); one whose stream 0 is held here is kept while its record lives, and ended
+   * everywhere once the store's TTL expired it.
+   */
+  private sweepIdle (): void {
+    const cutoff = Date.now() - this.idleTimeoutMs
+    for (const entry of [...this.local.values()]) {
+      const { session } = entry
+      if (session.lastActivity > cutoff || session.inflightCount > 0) continue
+      if (!entry.holdsStream) {
+        entry.localOnly = true
+        session.close('evicted from this instance')
+        continue
+      }
+      this.guard(this.engine.sessions.get(session.id).then(async (stored) => {
+        if (stored === undefined) await this.endEverywhere(session.id, 'idle timeout')
+      }))
+    }
+  }
+
+  private guard (pending: Promise<unknown>): void {
+    pending.catch((error: unknown) => {
+      if (this.failuresLogged) return
+      this.failuresLogged = true
+      this.log.error({ err: error }, 'MCP scale-out engine failed (logged once)')
+    })
+  }
+}

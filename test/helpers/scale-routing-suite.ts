@@ -1,0 +1,186 @@
+import type { Test } from 'tap'
+import { Type } from '../../src/index.js'
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, ElicitRequestSchema, CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import type { FastifyInstance } from 'fastify'
+import { registerCatalog, probes } from '../fixtures/catalog.js'
+import { registerSamplingTools } from '../fixtures/sampling.js'
+import { runCatalogTable } from './catalog-table.js'
+import { clusterSse, clusterStreamable, startCluster, type EngineRig } from './scale-cluster.js'
+
+/** What every instance of the routing suite serves: the catalog, the sampling tools, and tools the tests pace. */
+function register (app: FastifyInstance, index: number): void {
+  registerCatalog(app.mcp)
+  registerSamplingTools(app.mcp)
+  app.mcp.tool({ name: 'where', description: 'Names the instance that ran it' }, async () => ({ content: [{ type: 'text', text: `i${index}` }] }))
+  app.mcp.tool({ name: 'closer', description: 'Closes its own stream mid-call, then reports and answers' }, async (_args, ctx) => {
+    ctx.progress(1, 3)
+    ctx.closeStream(10)
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    ctx.progress(2, 3)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    ctx.progress(3, 3)
+    return { content: [{ type: 'text', text: `closed on i${index}` }] }
+  })
+  app.mcp.tool({ name: 'wait_end', description: 'Waits until aborted', inputSchema: Type.Object({ tag: Type.String() }) }, async ({ tag }, ctx) => {
+    await new Promise<void>((resolve) => {
+      if (ctx.signal.aborted) resolve()
+      else ctx.signal.addEventListener('abort', () => { resolve() }, { once: true })
+    })
+    probes.aborted.push(tag)
+    return { content: [] }
+  })
+}
+
+async function until (t: Test, what: string, check: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.ok(check(), what)
+}
+
+/**
+ * The routing suite: three instances behind a round-robin balancer, the official SDK client over
+ * Streamable HTTP and legacy SSE. `rig` makes the engines (in-process or Redis).
+ */
+export function routingSuite (t: Test, makeRig: () => Promise<EngineRig>): void {
+  t.test('Streamable HTTP: the catalog, every call on another instance than the one before', async (t) => {
+    const cluster = await startCluster(t, await makeRig(), register)
+    const { client } = await clusterStreamable(t, cluster)
+    await runCatalogTable(t, client)
+    const ran = new Set<string>()
+    for (let i = 0; i < 6; i++) {
+      const result = await client.callTool({ name: 'where', arguments: {} })
+      ran.add((result.content as Array<{ text: string }>)[0]?.text ?? '')
+    }
+    t.same([...ran].sort(), ['i0', 'i1', 'i2'], 'calls of one session ran on every instance')
+    t.ok(cluster.hits.every((hits) => hits > 5), `every instance served requests (${cluster.hits.join(', ')})`)
+  })
+
+  t.test('Streamable HTTP: progress and logs of a call, a log level set on another instance', async (t) => {
+    const cluster = await startCluster(t, await makeRig(), register)
+    const { client } = await clusterStreamable(t, cluster)
+    const logs: unknown[] = []
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => { logs.push(notification.params.data) })
+    await client.setLoggingLevel('warning')
+    const progress: number[] = []
+    await client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: (p) => { progress.push(p.progress) } })
+    t.same(progress, [1, 2, 3], 'progress on the call\'s own stream')
+    t.same(logs, [], 'the info log is below the level set (on another instance)')
+    await client.setLoggingLevel('debug')
+    for (let i = 0; i < 3; i++) await client.callTool({ name: 'progress', arguments: { steps: 1 } })
+    t.same(logs, [{ done: 1 }, { done: 1 }, { done: 1 }], 'the new level holds on every instance')
+  })
+
+  t.test('Streamable HTTP: elicitation and sampling, the replies POSTed to other instances', async (t) => {
+    const cluster = await startCluster(t, await makeRig(), register)
+    const { client } = await clusterStreamable(t, cluster)
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada' } }))
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ model: 'm', role: 'assistant', content: { type: 'text', text: 'four' } }))
+    for (let i = 0; i < 3; i++) {
+      t.same(await client.callTool({ name: 'ask_user', arguments: { message: 'Name?' } }), { content: [{ type: 'text', text: 'user accept: {"name":"Ada"}' }] })
+      t.same(await client.callTool({ name: 'ask_model', arguments: { question: '2+2?' } }), { content: [{ type: 'text', text: 'm said: four' }] })
+    }
+  })
+
+  t.test('Streamable HTTP: a cancel landing on another instance aborts the handler', async (t) => {
+    const cluster = await startCluster(t, await makeRig(), register)
+    const { client } = await clusterStreamable(t, cluster)
+    for (const tag of ['scale-c1', 'scale-c2', 'scale-c3']) {
+      const controller = new AbortController()
+      const call = client.callTool({ name: 'wait_end', arguments: { tag } }, undefined, { signal: controller.signal })
+      await new Promise((resolve) => setTimeout(resolve, 30))
+      controller.abort('enough')
+      await t.rejects(call)
+      await until(t, `${tag}: the executor saw the abort`, () => probes.aborted.includes(tag))
+    }
+  })
+
+  t.test('Streamable HTTP: subscriptions, resource updates and broadcasts from any instance', async (t) => {
+    const cluster = await startCluster(t, await makeRig(), register)
+    const clients = []
+    for (let i = 0; i < 4; i++) clients.push((await clusterStreamable(t, cluster)).client)
+    // The GET streams are opened after initialize; let them connect (each claims stream 0 somewhere).
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const updates: string[][] = clients.map(() => [])
+    const logs: unknown[][] = clients.map(() => [])
+    clients.forEach((client, i) => {
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { updates[i]?.push(n.params.uri) })
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs[i]?.push(n.params.data) })
+    })
+    const [first, second] = clients
+    await first?.subscribeResource({ uri: 'docs://readme' })
+    await second?.subscribeResource({ uri: 'docs://readme' })
+    await second?.unsubscribeResource({ uri: 'docs://readme' })
+    for (const app of cluster.apps) app.mcp.notifyResourceUpdated('docs://readme')
+    for (let i = 0; i < 3; i++) cluster.apps[i]?.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: `from i${i}` } })
+    await until(t, 'every client heard the three broadcasts', () => logs.every((l) => l.length >= 3))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    t.same(logs, clients.map(() => ['from i0', 'from i1', 'from i2']), 'each broadcast exactly once, in order, on every client')
+    t.same(updates, [['docs://readme', 'docs://readme', 'docs://readme'], [], [], []], 'updates reach the subscribed session only, once per notify')
+  })
+
+  t.test('Streamable HTTP: closeStream mid-call, resumed on another instance', async (t) => {
+    const cluster = await startCluster(t, await makeRig(), register)
+    const { client } = await clusterStreamable(t, cluster)
+    for (let i = 0; i < 3; i++) {
+      const progress: number[] = []
+      const result = await client.callTool({ name: 'closer', arguments: {} }, undefined, { onprogress: (p) => { progress.push(p.progress) }, resetTimeoutOnProgress: true })
+      t.match((result.content as Array<{ text: string }>)[0]?.text, /^closed on i\d$/, 'the result arrives on the resumed stream')
+      t.same(progress, [1, 2, 3], 'progress before and after the close, none lost or doubled')
+    }
+  })
+
+  t.test('Streamable HTTP: DELETE on another instance ends the session everywhere', async (t) => {
+    const cluster = await startCluster(t, await makeRig(), register)
+    const { client, transport } = await clusterStreamable(t, cluster)
+    const sessionId = transport.sessionId ?? ''
+    const pending = client.callTool({ name: 'wait_end', arguments: { tag: 'scale-deleted' } }).catch((error: unknown) => error)
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    await transport.terminateSession()
+    await until(t, 'the running handler was aborted', () => probes.aborted.includes('scale-deleted'))
+    for (const base of cluster.bases) {
+      const response = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' })
+      })
+      t.equal(response.status, 404, `${base}: the ended session is unknown`)
+    }
+    void pending
+  })
+
+  t.test('unknown sessions: 404 on every instance, on both transports', async (t) => {
+    const cluster = await startCluster(t, await makeRig(), register)
+    for (const base of cluster.bases) {
+      const streamable = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'no-such-session' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })
+      })
+      t.equal(streamable.status, 404)
+      t.equal(((await streamable.json()) as { error: { code: number } }).error.code, -32001)
+      const legacy = await fetch(`${base}/messages?sessionId=no-such-session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' })
+      t.equal(legacy.status, 404)
+    }
+  })
+
+  t.test('legacy SSE: the stream on one instance, every POST forwarded to it in order', async (t) => {
+    const cluster = await startCluster(t, await makeRig(), register)
+    const { client } = await clusterSse(t, cluster)
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Grace' } }))
+    await runCatalogTable(t, client)
+    const progress: number[] = []
+    await client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: (p) => { progress.push(p.progress) } })
+    t.same(progress, [1, 2, 3], 'progress')
+    t.same(await client.callTool({ name: 'ask_user', arguments: { message: 'Name?' } }), { content: [{ type: 'text', text: 'user accept: {"name":"Grace"}' }] }, 'elicitation, the reply forwarded')
+    const controller = new AbortController()
+    const call = client.callTool({ name: 'wait_end', arguments: { tag: 'scale-sse-cancel' } }, undefined, { signal: controller.signal })
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    controller.abort('enough')
+    await t.rejects(call)
+    await until(t, 'the cancel reached the owner', () => probes.aborted.includes('scale-sse-cancel'))
+    const logs: unknown[] = []
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs.push(n.params.data) })
+    cluster.apps[2]?.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'to sse' } })
+    await until(t, 'a broadcast from another instance', () => logs.includes('to sse'))
+    t.ok(cluster.hits.every((hits) => hits > 3), `POSTs landed on every instance (${cluster.hits.join(', ')})`)
+  })
+}
