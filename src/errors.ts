@@ -21,6 +21,18 @@ export const StartFailedError = createError('FST_MCP_START_FAILED', 'Could not s
  * is reached. The client gets JSON-RPC -32603 with this message; thrown by custom stores too.
  */
 export const TaskLimitError = createError<'FST_MCP_TASK_LIMIT', 429, [string]>('FST_MCP_TASK_LIMIT', 'Task limit reached: %s', 429)
+/**
+ * Scale-out, at start: Redis could not be reached (or refused us). Names `host:port` and the cause,
+ * never the URL or a password; `start()` / `ready()` reject with it.
+ */
+export const RedisUnreachableError = createError<'FST_MCP_REDIS_UNREACHABLE', 500, [string, string]>(
+  'FST_MCP_REDIS_UNREACHABLE', 'Could not reach Redis at %s: %s', 500)
+/**
+ * Scale-out, while serving: Redis did not answer within `redisTimeoutMs`, or the bus outbox is
+ * full (`outboxLimit`). A request that needs Redis gets 503 with Retry-After.
+ */
+export const ScaleUnavailableError = createError<'FST_MCP_SCALE_UNAVAILABLE', 503, [string]>(
+  'FST_MCP_SCALE_UNAVAILABLE', 'Shared state unavailable, retry later: %s', 503)
 
 // HTTP transport errors, one per row of the error contract in the README.
 export const ParseError = createError('FST_MCP_PARSE_ERROR', 'Parse error: the body is not valid JSON', 400)

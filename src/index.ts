@@ -21,6 +21,9 @@ export type {
   ServerOptions, PluginOptions, TransportOptions, HttpTransportOptions, CorsOptions,
   AuthOptions, JwtAuthOptions, ApiKeyAuthOptions, OAuthAuthOptions, JwtAlgorithm, CacheOptions, CacheHint
 } from './schemas/config.js'
+// Scale-out (several instances on Redis): its options, and the shape of an ioredis client it accepts.
+export type { ScaleOutOptions } from './schemas/scale.js'
+export type { RedisClientLike } from './scale/redis/client.js'
 export type { ResolvedServerOptions, InvalidOptions, OptionsProblem } from './schemas/resolve.js'
 
 // Handlers: definitions, results, and the context every handler receives.
@@ -54,5 +57,6 @@ export {
   ParseError, InvalidMessageError, MissingSessionError, UnknownSessionError, BodyTooLargeError,
   UnsupportedMediaTypeError, NotAcceptableError, ForbiddenOriginError, ForeignSessionError, AtCapacityError,
   UnsupportedProtocolVersionError, MethodNotAllowedError, StreamConflictError, InvalidHostError, SessionQuotaError, NotFoundError, TaskLimitError,
-  UnauthorizedError, InvalidAuthRequestError, InsufficientScopeError, AuthUnavailableError, AuthDiscoveryFailedError
+  UnauthorizedError, InvalidAuthRequestError, InsufficientScopeError, AuthUnavailableError, AuthDiscoveryFailedError,
+  RedisUnreachableError, ScaleUnavailableError
 } from './errors.js'

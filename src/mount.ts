@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { McpCore } from './protocol/core.js'
+import { createScaleEngine, type RedisScaleEngine } from './scale/redis/engine.js'
 import type { ScaleEngine } from './scale/types.js'
 import type { ResolvedPluginOptions } from './schemas/resolve.js'
 import { exposureWarning } from './transports/guards.js'
@@ -41,4 +42,18 @@ export async function mountMcp (fastify: FastifyInstance, core: McpCore, options
   // routes in this app get none of them. fastify-plugin drops `prefix` for the
   // plugin itself, so the transports' child takes it over.
   await registerHttpTransports(fastify, core, options, prefix, node)
+}
+
+/**
+ * Connects the scale-out engine when `scaleOut` is set, and closes it with the app (after the
+ * sessions, which close in preClose). Rejects with `RedisUnreachableError` when Redis does not
+ * answer, which fails `ready()` / `start()`: an instance that cannot share its sessions must not
+ * serve. ioredis is loaded only here, only then.
+ */
+export async function startScaleOut (fastify: FastifyInstance, options: ResolvedPluginOptions): Promise<RedisScaleEngine | undefined> {
+  const { scaleOut } = options
+  if (scaleOut === undefined) return undefined
+  const engine = await createScaleEngine({ ...options, scaleOut }, fastify.log)
+  fastify.addHook('onClose', async () => { await engine.close() })
+  return engine
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { mountMcp } from './mount.js'
+import { mountMcp, startScaleOut } from './mount.js'
 import { McpCore, type MCPRegistryApi } from './protocol/core.js'
 import type { Principal } from './protocol/principal.js'
 import type { PluginOptions } from './schemas/config.js'
@@ -25,6 +25,7 @@ const mcpPlugin: FastifyPluginAsync<MCPPluginOptions> = async (fastify, rawOptio
   // Fastify's own register keys (prefix, logLevel, logSerializers) are not ours to validate.
   const options = resolvePluginOptions(rawOptions)
   const core = new McpCore({ ...options, logger: fastify.log })
+  await startScaleOut(fastify, options)
   await mountMcp(fastify, core, options, rawOptions.prefix)
 }
 

@@ -9,7 +9,7 @@ import type {
   ToolDefinition, ToolHandler
 } from './protocol/definitions.js'
 import type { Registration } from './protocol/registry.js'
-import { mountMcp } from './mount.js'
+import { mountMcp, startScaleOut } from './mount.js'
 import type { ServerOptions } from './schemas/config.js'
 import { pluginOptionsOf, resolveServerOptions, type ResolvedAuthOptions, type ResolvedServerOptions } from './schemas/resolve.js'
 import { StdioRunner } from './stdio.js'
@@ -150,6 +150,7 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
     this.app = app
     // Fastify's own 404 quotes the URL in its answer and its log line, a credential included.
     app.setNotFoundHandler(async (_request, reply) => sendTransportError(reply, new NotFoundError()))
+    await startScaleOut(app, options)
     // What was registered on this server is what its routes serve: its own core, mounted directly.
     await mountMcp(app, this.core, options)
     try {

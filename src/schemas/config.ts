@@ -4,6 +4,7 @@ import type { CacheableMethod } from '../protocol/modern/caching.js'
 import { REQUEST_STATE_DEFAULTS } from '../protocol/modern/request-state.js'
 import { TASK_DEFAULTS, type TaskStore } from '../protocol/tasks/types.js'
 import { JWT_ALGORITHMS } from './algorithms.js'
+import { ScaleOutOptionsSchema } from './scale.js'
 
 // The schemas state shape, type, range and default. Checks that span several fields or that need a
 // human explanation (weak secrets, algorithm confusion, https outside loopback...) live in
@@ -161,7 +162,12 @@ const httpRouteProperties = {
    * Bytes of events (UTF-8 JSON) kept per session for resumption, besides `eventStoreSize`; the
    * oldest are evicted first, and an event larger than this is not kept. Default 4 MiB (4194304).
    */
-  eventStoreBytes: Type.Optional(Type.Integer({ minimum: 1024, default: 4 * MiB }))
+  eventStoreBytes: Type.Optional(Type.Integer({ minimum: 1024, default: 4 * MiB })),
+  /**
+   * Run several instances of this server behind a load balancer (no stickiness needed), sharing
+   * sessions, event logs, tasks and messages in Redis. Unset = one process holds everything.
+   */
+  scaleOut: Type.Optional(ScaleOutOptionsSchema)
 }
 
 export const HttpOptionsSchema = Type.Object({

@@ -7,14 +7,16 @@ import {
   type PluginOptions, type ServerOptions, type TasksOptions
 } from './config.js'
 import type { TaskStore } from '../protocol/tasks/types.js'
-import { describeValue, isRecord, join, pluginRules, serverRules, type OptionsProblem } from './rules.js'
+import { describeValue, isRecord, join, LIVE_REDIS_CLIENT, pluginRules, serverRules, type OptionsProblem } from './rules.js'
+import type { ResolvedScaleOutOptions } from './scale.js'
 
 export type { OptionsProblem } from './rules.js'
 
 /** The error thrown by the resolvers: one line per problem in `message`, the same list in `problems`. */
 export type InvalidOptions = ReturnType<typeof InvalidOptionsError> & { problems: readonly OptionsProblem[] }
 
-type DeepReadonly<T> = T extends ReadonlyArray<infer U>
+// Functions stay as they are (an ioredis client's methods).
+type DeepReadonly<T> = T extends (...args: never[]) => unknown ? T : T extends ReadonlyArray<infer U>
   ? ReadonlyArray<DeepReadonly<U>>
   : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T
 /** T with the keys K present (their defaults filled in). */
@@ -30,8 +32,8 @@ type RouteDefaults = 'endpoint' | 'messageEndpoint' | 'streamableEndpoint' | 'bo
 type IdentityDefaults = 'name' | 'version' | 'pageSize' | 'requestTimeoutMs' | 'maxUriBytes' | 'maxSubscriptions' | 'maxInflightRequests' | 'protocols' | 'cache' | 'tasks'
 /** The `listen` block with every default filled in. */
 type ListenFilled = { listen: Required<ListenOptions> }
-type MutableHttp = Filled<Omit<HttpTransportOptions, 'auth'>, RouteDefaults | 'port' | 'host' | 'requestReadTimeoutMs' | 'headersTimeoutMs'> &
-  { auth?: ResolvedAuthOptions }
+type MutableHttp = Filled<Omit<HttpTransportOptions, 'auth' | 'scaleOut'>, RouteDefaults | 'port' | 'host' | 'requestReadTimeoutMs' | 'headersTimeoutMs'> &
+  { auth?: ResolvedAuthOptions, scaleOut?: ResolvedScaleOutOptions }
 
 export type ResolvedHttpTransportOptions = DeepReadonly<MutableHttp>
 type ResolvedTasks = { tasks: Required<TasksOptions> }
@@ -41,8 +43,8 @@ export type ResolvedServerOptions = DeepReadonly<
   Filled<Omit<ServerOptions, 'transport' | 'tasks' | 'taskStore' | 'listen'>, Exclude<IdentityDefaults, 'tasks'> | 'maxMessageBytes' | 'logLevel'> &
   ResolvedTasks & ListenFilled & { transport: { type: 'stdio' } | { type: 'sse', options: MutableHttp } }> & LiveStore
 export type ResolvedPluginOptions = DeepReadonly<
-  Filled<Omit<PluginOptions, 'auth' | 'tasks' | 'taskStore' | 'listen'>, Exclude<IdentityDefaults, 'tasks'> | RouteDefaults> &
-  ResolvedTasks & ListenFilled & { auth?: ResolvedAuthOptions }> & LiveStore
+  Filled<Omit<PluginOptions, 'auth' | 'tasks' | 'taskStore' | 'listen' | 'scaleOut'>, Exclude<IdentityDefaults, 'tasks'> | RouteDefaults> &
+  ResolvedTasks & ListenFilled & { auth?: ResolvedAuthOptions, scaleOut?: ResolvedScaleOutOptions }> & LiveStore
 
 /** Fastify reads these from the register options itself; they are not ours to validate. */
 const FASTIFY_REGISTER_KEYS = ['prefix', 'logLevel', 'logSerializers']
@@ -53,16 +55,62 @@ const FASTIFY_REGISTER_KEYS = ['prefix', 'logLevel', 'logSerializers']
  * listing every problem.
  */
 export function resolveServerOptions (input: unknown): ResolvedServerOptions {
-  const { value, store } = withoutStore(input)
-  return withStore(resolve(ServerOptionsSchema, Value.Clone(value), (v) => [...serverRules(v), ...storeRules(store)]), store) as ResolvedServerOptions
+  const { value: withoutTasks, store } = withoutStore(input)
+  const { value, client } = withoutClient(withoutTasks, SERVER_REDIS)
+  const rules = (v: unknown): OptionsProblem[] => [...serverRules(v), ...storeRules(store), ...clientRules(client, SERVER_REDIS)]
+  return withStore(withClient(resolve(ServerOptionsSchema, Value.Clone(value), rules), SERVER_REDIS, client), store) as ResolvedServerOptions
 }
 
 /** Same as {@link resolveServerOptions} for `fastify.register(mcp, options)`. */
 export function resolvePluginOptions (input: unknown): ResolvedPluginOptions {
-  const { value: original, store } = withoutStore(input)
+  const { value: withoutTasks, store } = withoutStore(input)
+  const { value: original, client } = withoutClient(withoutTasks, PLUGIN_REDIS)
   const value: unknown = Value.Clone(original)
   if (isRecord(value)) for (const key of FASTIFY_REGISTER_KEYS) delete value[key]
-  return withStore(resolve(PluginOptionsSchema, value, (v) => [...pluginRules(v), ...storeRules(store)]), store) as ResolvedPluginOptions
+  const rules = (v: unknown): OptionsProblem[] => [...pluginRules(v), ...storeRules(store), ...clientRules(client, PLUGIN_REDIS)]
+  return withStore(withClient(resolve(PluginOptionsSchema, value, rules), PLUGIN_REDIS, client), store) as ResolvedPluginOptions
+}
+
+/** Where an ioredis client given as `scaleOut.redis` sits in each kind of options. */
+const SERVER_REDIS = ['transport', 'options', 'scaleOut', 'redis']
+const PLUGIN_REDIS = ['scaleOut', 'redis']
+
+/**
+ * An ioredis client (`scaleOut.redis`) is a live object, like `taskStore`: it is swapped for a
+ * marker before the options are cloned and checked (copying the objects on its path, never
+ * mutating the caller's), checked for `duplicate()`, and put back as the very same object.
+ */
+function withoutClient (input: unknown, path: string[]): { value: unknown, client: unknown } {
+  const parents: Array<Record<string, unknown>> = []
+  let node = input
+  for (const key of path.slice(0, -1)) {
+    if (!isRecord(node)) return { value: input, client: undefined }
+    parents.push(node)
+    node = node[key]
+  }
+  const leaf = path[path.length - 1] as string
+  if (!isRecord(node) || (typeof node[leaf] !== 'object' && typeof node[leaf] !== 'function') || node[leaf] === null) {
+    return { value: input, client: undefined }
+  }
+  const client = node[leaf]
+  let copy: Record<string, unknown> = { ...node, [leaf]: LIVE_REDIS_CLIENT }
+  for (let i = parents.length - 1; i >= 0; i--) copy = { ...parents[i], [path[i] as string]: copy }
+  return { value: copy, client }
+}
+
+function clientRules (client: unknown, path: string[]): OptionsProblem[] {
+  if (client === undefined || typeof (client as { duplicate?: unknown }).duplicate === 'function') return []
+  return [{ path: path.join('.'), message: 'expected a redis:// or rediss:// URL, or an ioredis client (an object with duplicate()), got an object without duplicate()' }]
+}
+
+function withClient (resolved: unknown, path: string[], client: unknown): unknown {
+  if (client === undefined) return resolved
+  const put = (node: unknown, depth: number): unknown => {
+    const key = path[depth] as string
+    const record = node as Record<string, unknown>
+    return Object.freeze({ ...record, [key]: depth === path.length - 1 ? client : put(record[key], depth + 1) })
+  }
+  return put(resolved, 0)
 }
 
 const STORE_METHODS = ['create', 'get', 'update', 'close'] as const

@@ -16,7 +16,7 @@ export interface OptionsProblem {
 type Add = (path: string, message: string) => void
 type Dict = Record<string, unknown>
 
-const SECRET_KEYS = new Set(['secret', 'keys', 'clientSecret', 'publicKey'])
+const SECRET_KEYS = new Set(['secret', 'keys', 'clientSecret', 'publicKey', 'redis'])
 const RESERVED_HEADERS = new Set(['authorization', 'host', 'content-type', 'cookie'])
 
 export function isRecord (value: unknown): value is Dict {
@@ -133,12 +133,48 @@ function httpRules (http: Dict, base: string, add: Add): void {
     })
   }
 
+  scaleOutRules(http, base, add)
+
   const auth = http.auth
   if (!isRecord(auth) || !isRecord(auth.options)) return
   const at = join(base, 'auth.options')
   if (auth.type === 'jwt') jwtRules(auth.options, at, add)
   if (auth.type === 'apikey') apiKeyRules(auth.options, at, add)
   if (auth.type === 'oauth') oauthRules(auth.options, at, add)
+}
+
+/**
+ * Stands in for an ioredis client given as `scaleOut.redis` while the options are cloned and
+ * checked (a live client must not be cloned); resolve.ts checks the client itself and puts it back.
+ */
+export const LIVE_REDIS_CLIENT = '\u0000ioredis client'
+
+function scaleOutRules (http: Dict, base: string, add: Add): void {
+  const scaleOut = http.scaleOut
+  if (!isRecord(scaleOut)) return
+  const at = join(base, 'scaleOut')
+  if (http.stateless === true) {
+    add(at, 'refused together with stateless: a stateless server keeps no sessions to share; remove one of the two ' +
+      '(stateless servers scale out without it, behind any balancer)')
+  }
+  const redis = scaleOut.redis
+  const path = join(at, 'redis')
+  const expected = 'a redis:// or rediss:// URL such as "redis://127.0.0.1:6379/0", or an ioredis client'
+  if (redis === undefined) {
+    add(path, `required: ${expected}`)
+  } else if (typeof redis !== 'string') {
+    add(path, `expected ${expected}, got ${describeValue(redis, path)}`)
+  } else if (redis !== LIVE_REDIS_CLIENT) {
+    // Never quote the URL: it may hold a password.
+    const url = parseUrl(redis)
+    if (url === null || url.hostname === '') {
+      add(path, `expected ${expected}; the value given is not a URL with a host (not shown: it may hold a password)`)
+    } else if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+      add(path, `expected ${expected}, got a ${url.protocol}// URL`)
+    } else if (!/^\/?(\d+)?$/.test(url.pathname)) {
+      add(path, 'the path of a Redis URL is the database number ("/0"), got another path')
+    }
+  }
 }
 
 function jwtRules (o: Dict, base: string, add: Add): void {

@@ -1,0 +1,267 @@
+import { randomBytes } from 'node:crypto'
+import { ScaleUnavailableError } from '../../errors.js'
+import type { ScaleLogger } from '../logger.js'
+import type { Bus, ControlMessage, DirectMessage, Envelope, FanoutMessage } from '../types.js'
+import type { RedisPort, StreamEntry } from './client.js'
+import type { Keys } from './keys.js'
+
+/** Entries kept in an inbox and in the control stream (MAXLEN ~): a reader further behind loses. */
+const INBOX_LENGTH = 10_000
+/** How long one XREAD blocks; only bounds how late the loop notices `close()` if Redis hangs. */
+const BLOCK_MS = 5000
+/** Entries taken per XREAD. */
+const READ_COUNT = 1000
+/** Pause before reading again after a failed XREAD (the connection is being re-established). */
+const RETRY_MS = 100
+/** Heartbeats an instance may miss before the others count it dead. */
+const MISSED_BEATS = 3
+/** An inbox nobody reads (its instance is gone) expires after this long without a heartbeat. */
+const INBOX_TTL_MS = 60_000
+
+export interface RedisBusOptions {
+  self: string
+  heartbeatMs: number
+  /** Bus writes waiting for Redis at most; past it a write is refused (counted, logged once). */
+  outboxLimit: number
+  /** Fan-out messages kept for resuming streams (MAXLEN ~). */
+  broadcastHistory: number
+  /** The stream-0 log's bounds and lifetime: those of the session's event store. */
+  maxEvents: number
+  maxBytes: number
+  ttlMs: number
+}
+
+type Channel = 'direct' | 'control' | 'fanout'
+
+/**
+ * The bus over Redis Streams (not pub/sub: a reader that reconnects after a Redis outage goes on
+ * from its cursor, where a subscriber would have lost what was published meanwhile). Each
+ * instance has an inbox stream; the control and fan-out streams are shared. One XREAD BLOCK on a
+ * connection of its own reads all three, from cursors kept in this object: across reconnects,
+ * and across a Redis restart without persistence too, since new entry ids sort after the old ones.
+ *
+ * Writes go through ioredis' queue in order, and those unanswered when a connection drops are
+ * re-sent after it is back, so a write can reach Redis twice. Each entry carries its sender
+ * (`f`), the sender's boot (`b`: a restarted instance may reuse its id) and a sequence number
+ * (`n`) increasing over all the sender's writes, and a reader drops what it has seen already.
+ */
+export class RedisBus implements Bus {
+  readonly self: string
+  private readonly boot = randomBytes(6).toString('base64url')
+  private seq = 0
+  private readonly cursors: Record<Channel, string> = { direct: '0-0', control: '0-0', fanout: '0-0' }
+  private readonly seen = new Map<string, number>()
+  private readonly handlers: { [C in Channel]: Array<(envelope: Envelope<never>) => void> } = { direct: [], control: [], fanout: [] }
+  private live = new Set<string>()
+  private inflight = 0
+  private refused = 0
+  private closed = false
+  private heartbeat: NodeJS.Timeout | undefined
+  private beating = false
+  private reading: Promise<void> | undefined
+
+  constructor (
+    private readonly cmd: RedisPort,
+    private readonly reader: RedisPort,
+    private readonly keys: Keys,
+    private readonly options: RedisBusOptions,
+    private readonly log: ScaleLogger
+  ) {
+    this.self = options.self
+  }
+
+  /** Reads the streams' tails (nothing sent before this instance started is for it), beats once, starts reading. */
+  async start (): Promise<void> {
+    const [direct, control, fanout] = await Promise.all([
+      this.cmd.lastId(this.keys.inbox(this.self)), this.cmd.lastId(this.keys.control), this.cmd.lastId(this.keys.fanout)
+    ])
+    Object.assign(this.cursors, { direct, control, fanout })
+    await this.beat()
+    this.heartbeat = setInterval(() => { void this.beat() }, this.options.heartbeatMs)
+    this.heartbeat.unref()
+    this.reading = this.read()
+  }
+
+  async send (to: string, message: DirectMessage): Promise<void> {
+    await this.write(async (fields) => await this.cmd.xadd(this.keys.inbox(to), INBOX_LENGTH, fields), message)
+  }
+
+  async control (message: ControlMessage): Promise<void> {
+    await this.write(async (fields) => await this.cmd.xadd(this.keys.control, INBOX_LENGTH, fields), message)
+  }
+
+  async fanout (message: FanoutMessage): Promise<string> {
+    return await this.write(async (fields) => await this.cmd.xadd(this.keys.fanout, this.options.broadcastHistory, fields), message)
+  }
+
+  async deliver0 (session: string, json: string): Promise<string | undefined> {
+    const { maxEvents, maxBytes, ttlMs } = this.options
+    // The gateway completes the `event` message with the position the script assigned (`p`).
+    const position = await this.write(async ([, from = '', , boot = '', , seq = '', , message = '']) => await this.cmd.script('mcpDeliver0',
+      [this.keys.session(session), this.keys.log0(session), this.keys.logBytes(session)],
+      [json, message, maxEvents, maxBytes, ttlMs, this.keys.inboxPrefix, INBOX_LENGTH, from, boot, seq]), { type: 'event', session, json })
+    return typeof position === 'string' ? position : undefined
+  }
+
+  async log0After (session: string, position: string): Promise<Array<{ position: string, json: string }>> {
+    const entries = await this.cmd.xrange(this.keys.log0(session), exclusive(position), '+')
+    const out: Array<{ position: string, json: string }> = []
+    for (const [id, fields] of entries) {
+      const json = fields[1] ?? ''
+      if (json !== '') out.push({ position: id, json })
+    }
+    return out
+  }
+
+  alive (instance: string): boolean {
+    return instance === this.self || this.live.has(instance)
+  }
+
+  onDirect (handler: (envelope: Envelope<DirectMessage>) => void): void {
+    this.handlers.direct.push(handler)
+  }
+
+  onControl (handler: (envelope: Envelope<ControlMessage>) => void): void {
+    this.handlers.control.push(handler)
+  }
+
+  onFanout (handler: (envelope: Envelope<FanoutMessage>) => void): void {
+    this.handlers.fanout.push(handler)
+  }
+
+  async fanoutAfter (position: string): Promise<Array<Envelope<FanoutMessage>>> {
+    const entries = await this.cmd.xrange(this.keys.fanout, exclusive(position), '+', this.options.broadcastHistory)
+    const out: Array<Envelope<FanoutMessage>> = []
+    for (const entry of entries) {
+      const envelope = parse<FanoutMessage>(entry)
+      if (envelope !== undefined) out.push(envelope.envelope)
+    }
+    return out
+  }
+
+  fanoutCursor (): string {
+    return this.cursors.fanout
+  }
+
+  /** Bus writes refused because `outboxLimit` writes were waiting for Redis (for metrics and tests). */
+  get refusedWrites (): number {
+    return this.refused
+  }
+
+  async close (): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    clearInterval(this.heartbeat)
+    // Leave the live set at once rather than after MISSED_BEATS: nobody waits on us any more.
+    if (this.cmd.ready) await this.cmd.script('mcpLeave', [this.keys.live], [this.self]).catch(() => {})
+    await this.reader.close()
+    await this.reading
+  }
+
+  // ---- writing -----------------------------------------------------------------
+
+  /**
+   * Numbers the message and issues the write. While Redis is slow or away, writes wait in the
+   * client's queue (in order, re-sent after a reconnect); `outboxLimit` bounds how many may wait,
+   * and a write past it is refused with ScaleUnavailableError, counted, and logged once per outage.
+   */
+  private async write<T> (issue: (fields: string[]) => Promise<T>, message: object): Promise<T> {
+    if (this.closed) throw new ScaleUnavailableError('the bus is closed')
+    if (this.inflight >= this.options.outboxLimit) {
+      if (this.refused++ === 0) {
+        this.log.error({ redis: this.cmd.address, outboxLimit: this.options.outboxLimit },
+          'scale-out: Redis is not keeping up, bus messages are being refused (outboxLimit reached)')
+      }
+      throw new ScaleUnavailableError(`${this.options.outboxLimit} bus messages are waiting for Redis already`)
+    }
+    this.inflight++
+    try {
+      return await issue(['f', this.self, 'b', this.boot, 'n', String(++this.seq), 'm', JSON.stringify(message)])
+    } finally {
+      if (--this.inflight === 0 && this.refused > 0) {
+        this.log.warn({ redis: this.cmd.address, refused: this.refused }, 'scale-out: bus caught up with Redis; messages were refused meanwhile')
+        this.refused = 0
+      }
+    }
+  }
+
+  private async beat (): Promise<void> {
+    // One beat at a time, and none queued while Redis is away: the first after it is back counts.
+    if (this.beating || this.closed || !this.cmd.ready) return
+    this.beating = true
+    try {
+      const ttl = this.options.heartbeatMs * MISSED_BEATS
+      const live = await this.cmd.script('mcpBeat', [this.keys.live, this.keys.inbox(this.self)], [this.self, ttl, Math.max(INBOX_TTL_MS, ttl)])
+      if (Array.isArray(live)) this.live = new Set(live as string[])
+    } catch {
+      // Redis went away mid-beat: the next beat after the reconnect registers us again.
+    } finally {
+      this.beating = false
+    }
+  }
+
+  // ---- reading -----------------------------------------------------------------
+
+  private async read (): Promise<void> {
+    const channels: Array<[Channel, string]> = [['direct', this.keys.inbox(this.self)], ['control', this.keys.control], ['fanout', this.keys.fanout]]
+    const byKey = new Map(channels.map(([channel, key]) => [key, channel]))
+    while (!this.closed) {
+      let reply
+      try {
+        reply = await this.reader.xread(channels.map(([channel, key]) => [key, this.cursors[channel]]), BLOCK_MS, READ_COUNT)
+      } catch {
+        if (this.closed) return
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS).unref())
+        continue
+      }
+      for (const [key, entries] of reply ?? []) {
+        const channel = byKey.get(key)
+        /* c8 ignore next: XREAD answers only for the keys it was given */
+        if (channel === undefined) continue
+        for (const entry of entries) {
+          this.cursors[channel] = entry[0]
+          this.dispatch(channel, entry)
+        }
+      }
+    }
+  }
+
+  private dispatch (channel: Channel, entry: StreamEntry): void {
+    const parsed = parse<never>(entry)
+    if (parsed === undefined) {
+      this.log.warn({ entry: entry[0], channel }, 'scale-out: ignored a bus entry that is not ours')
+      return
+    }
+    const { envelope, boot, seq } = parsed
+    const sender = `${channel}|${envelope.from}|${boot}`
+    if (seq <= (this.seen.get(sender) ?? 0)) return
+    this.seen.set(sender, seq)
+    for (const handler of this.handlers[channel]) {
+      try {
+        handler(envelope)
+      } catch (error) {
+        this.log.error({ err: error, channel }, 'scale-out: a bus handler threw')
+      }
+    }
+  }
+}
+
+/** `(id`: XRANGE from after `id`; the empty log's position `0` means from the start. */
+function exclusive (position: string): string {
+  return position === '0' || position === '0-0' ? '-' : `(${position}`
+}
+
+function parse<M> ([id, fields]: StreamEntry): { envelope: Envelope<M>, boot: string, seq: number } | undefined {
+  const values: Record<string, string> = {}
+  for (let i = 0; i + 1 < fields.length; i += 2) values[fields[i] as string] = fields[i + 1] as string
+  const { f: from, b: boot, n, m, p } = values
+  if (from === undefined || boot === undefined || n === undefined || m === undefined) return undefined
+  let message: Record<string, unknown>
+  try {
+    message = JSON.parse(m) as Record<string, unknown>
+  } catch {
+    return undefined
+  }
+  if (p !== undefined) message.position = p
+  return { envelope: { from, position: id, message: message as M }, boot, seq: Number(n) }
+}

@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto'
+import type { TaskStore } from '../../protocol/tasks/types.js'
+import type { ResolvedScaleOutOptions } from '../../schemas/scale.js'
+import type { ScaleLogger } from '../logger.js'
+import type { ScaleEngine } from '../types.js'
+import { RedisBus } from './bus.js'
+import { connectRedis, type RedisPort } from './client.js'
+import { RedisEventStore } from './event-store.js'
+import { keysOf } from './keys.js'
+import { RedisSessionStore } from './session-store.js'
+import { RedisTaskStore } from './task-store.js'
+
+/** What the engine needs from the resolved options: `scaleOut` and the bounds of a session's events. */
+export interface ScaleEngineOptions {
+  scaleOut: ResolvedScaleOutOptions
+  /** Events kept per session and per log (`eventStoreSize`). */
+  eventStoreSize: number
+  /** Bytes of events kept per session and per log (`eventStoreBytes`). */
+  eventStoreBytes: number
+  /** A session's lifetime without activity (`idleTimeoutMs`); 0 = until it is deleted. */
+  idleTimeoutMs: number
+}
+
+/** The Redis engine of one instance: the ports the transports use, plus the task store. */
+export interface RedisScaleEngine extends ScaleEngine {
+  readonly tasks: TaskStore
+  /** `host:port` of Redis (never a password). */
+  readonly address: string
+  /**
+   * Called after Redis came back empty (a new `run_id`: restarted without persistence, or failed
+   * over to a replica that lost writes): each instance re-creates the records and claims of the
+   * sessions it holds.
+   */
+  onRedisRestart: (handler: () => void) => void
+  close: () => Promise<void>
+}
+
+/**
+ * Connects to Redis (two connections: commands, and the bus's blocking XREAD) and builds the
+ * engine. Rejects with `RedisUnreachableError` (`FST_MCP_REDIS_UNREACHABLE`, naming `host:port`)
+ * when Redis does not answer within `redisTimeoutMs`, so `start()` / `ready()` fail instead of
+ * serving sessions nobody else can see.
+ */
+export async function createScaleEngine (options: ScaleEngineOptions, log: ScaleLogger): Promise<RedisScaleEngine> {
+  const { scaleOut } = options
+  const self = scaleOut.instanceId ?? randomBytes(6).toString('hex')
+  const connect = async (role: string): Promise<RedisPort> => await connectRedis({
+    redis: scaleOut.redis, name: `${scaleOut.namespace}:${self}:${role}`, connectTimeoutMs: scaleOut.redisTimeoutMs, log
+  })
+  const cmd = await connect('cmd')
+  let reader: RedisPort
+  try {
+    reader = await connect('bus')
+  } catch (error) {
+    await cmd.close()
+    throw error
+  }
+  const keys = keysOf(scaleOut.namespace)
+  const timeoutMs = scaleOut.redisTimeoutMs
+  const logs = { maxEvents: options.eventStoreSize, maxBytes: options.eventStoreBytes, ttlMs: options.idleTimeoutMs }
+  const bus = new RedisBus(cmd, reader, keys, {
+    self, heartbeatMs: scaleOut.heartbeatMs, outboxLimit: scaleOut.outboxLimit, broadcastHistory: scaleOut.broadcastHistory, ...logs
+  }, log)
+  const restartHandlers: Array<() => void> = []
+  let runId: string | undefined
+  try {
+    runId = (await cmd.info('server')).run_id
+    await bus.start()
+  } catch (error) {
+    await Promise.all([bus.close(), cmd.close()])
+    throw error
+  }
+  // After a reconnect: the same run_id means Redis kept everything; another one means it did not.
+  // Deferred a turn: ioredis re-sends the commands the outage interrupted right after 'ready',
+  // and they must go out before anything new (they are older).
+  cmd.on('ready', () => {
+    setImmediate(() => {
+      cmd.info('server').then((info) => {
+        if (info.run_id === runId) return
+        runId = info.run_id
+        log.warn({ redis: cmd.address }, 'scale-out: Redis restarted empty; re-creating the sessions held here')
+        for (const handler of restartHandlers) handler()
+      }, () => {})
+    })
+  })
+  let closing: Promise<void> | undefined
+  return {
+    address: cmd.address,
+    sessions: new RedisSessionStore(cmd, keys, timeoutMs),
+    bus,
+    events: new RedisEventStore(cmd, keys, { ...logs, timeoutMs }),
+    tasks: new RedisTaskStore(cmd, keys, timeoutMs),
+    onRedisRestart: (handler) => { restartHandlers.push(handler) },
+    close: async () => {
+      closing ??= (async () => {
+        await bus.close()
+        await cmd.close()
+      })()
+      await closing
+    }
+  }
+}

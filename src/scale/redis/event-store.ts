@@ -1,0 +1,53 @@
+import type { EventReplay, EventStore, StoredEvent } from '../../transports/event-store.js'
+import { bounded, type RedisPort } from './client.js'
+import type { Keys } from './keys.js'
+
+export interface RedisEventStoreOptions {
+  /** Events kept per session (`eventStoreSize`). */
+  maxEvents: number
+  /** Bytes of event data kept per session (`eventStoreBytes`). */
+  maxBytes: number
+  /** Lifetime of an idle session's events (`idleTimeoutMs`); 0 = until the session is deleted. */
+  ttlMs: number
+  timeoutMs: number
+}
+
+/**
+ * Request-stream events of every session, shared by the instances so that a client can resume a
+ * stream on any of them. One Redis stream per session holds the events of all its request streams
+ * (`d` data, `i` event id, `s` stream), bounded like MemoryEventStore: at most `maxEvents` events
+ * and `maxBytes` bytes per session, oldest evicted first, inside the append script (exact, unlike
+ * MAXLEN ~, which cannot count bytes). One log per session rather than one per request stream:
+ * a session making thousands of calls would otherwise hold thousands of logs until it idles out.
+ * Stream 0 has its own log, written by the bus's deliver0 (its positions are Redis ids).
+ */
+export class RedisEventStore implements EventStore {
+  constructor (private readonly redis: RedisPort, private readonly keys: Keys, private readonly options: RedisEventStoreOptions) {}
+
+  async append (sessionId: string, streamId: string, event: StoredEvent): Promise<void> {
+    const { maxEvents, maxBytes, ttlMs, timeoutMs } = this.options
+    await bounded(this.redis, timeoutMs, async () => await this.redis.script('mcpEventAppend',
+      [this.keys.requestLog(sessionId), this.keys.logBytes(sessionId)], [event.data, event.id, streamId, maxEvents, maxBytes, ttlMs]))
+  }
+
+  async replayAfter (sessionId: string, lastEventId: string): Promise<EventReplay | undefined> {
+    // A resume is rare and the log is bounded: read it whole, as the memory store walks its map.
+    const entries = await bounded(this.redis, this.options.timeoutMs, async () => await this.redis.xrange(this.keys.requestLog(sessionId), '-', '+'))
+    let streamId: string | undefined
+    const after: StoredEvent[] = []
+    for (const [, fields] of entries) {
+      const [, data = '', , id = '', , stream = ''] = fields
+      if (streamId === undefined) {
+        if (id === lastEventId) streamId = stream
+      } else if (stream === streamId && data !== '') {
+        // Priming events carry no message: nothing to deliver again.
+        after.push({ id, data })
+      }
+    }
+    return streamId === undefined ? undefined : { streamId, events: after }
+  }
+
+  async deleteSession (sessionId: string): Promise<void> {
+    await bounded(this.redis, this.options.timeoutMs, async () => await this.redis.del([this.keys.requestLog(sessionId), this.keys.logBytes(sessionId)]))
+  }
+}

@@ -1,0 +1,129 @@
+// The Lua scripts of the engine. A script is one command for the client and atomic in Redis, which
+// is what linearizes a gateway claim against every stream-0 delivery, and what keeps an event log's
+// byte bound exact. ioredis defines each as a command: EVALSHA, falling back to EVAL when the
+// script cache is empty (a restarted Redis).
+//
+// Keys a script touches are passed in KEYS, except the gateway's inbox in `mcpDeliver0`, which is
+// only known once the script has read the session: the engine supports a single Redis server (or a
+// primary with replicas), not Redis Cluster.
+
+/**
+ * Appends `fields` (`d` = data first) to a stream, then evicts the oldest entries while the stream
+ * holds more than `maxLen` entries or more than `maxBytes` bytes of `d` (counted in field `slot` of
+ * the hash `bytesKey`), as MemoryEventStore does per session. An entry larger than `maxBytes`
+ * therefore evicts everything, itself included: a client resuming before it learns the events are
+ * gone instead of receiving a replay with a hole. Returns the entry id.
+ */
+const APPEND = `
+local function append(stream, bytesKey, slot, maxLen, maxBytes, ttl, fields)
+  local id = redis.call('XADD', stream, '*', unpack(fields))
+  local bytes = redis.call('HINCRBY', bytesKey, slot, #fields[2])
+  local len = redis.call('XLEN', stream)
+  while len > 0 and (len > maxLen or bytes > maxBytes) do
+    local oldest = redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1]
+    redis.call('XDEL', stream, oldest[1])
+    bytes = redis.call('HINCRBY', bytesKey, slot, -#oldest[2][2])
+    len = len - 1
+  end
+  if ttl > 0 then
+    redis.call('PEXPIRE', stream, ttl)
+    redis.call('PEXPIRE', bytesKey, ttl)
+  end
+  return id
+end
+`
+
+const SOURCES = {
+  /** KEYS: session. ARGV: ttlMs, then field/value pairs. A fresh record (no gateway left over). */
+  mcpSessionCreate: [1, `
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+if tonumber(ARGV[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 1`],
+  /** KEYS: session. ARGV: n, n field/value pairs, then fields to remove. 0 when the session is gone. */
+  mcpSessionUpdate: [1, `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local n = tonumber(ARGV[1])
+if n > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 2, 1 + 2 * n)) end
+if #ARGV > 1 + 2 * n then redis.call('HDEL', KEYS[1], unpack(ARGV, 2 + 2 * n)) end
+return 1`],
+  /** KEYS: session, then its event logs. ARGV: ttlMs (0: no expiry). 0 when the session is gone. */
+  mcpSessionTouch: [4, `
+local ttl = tonumber(ARGV[1])
+if ttl <= 0 then return redis.call('EXISTS', KEYS[1]) end
+if redis.call('PEXPIRE', KEYS[1], ttl) == 0 then return 0 end
+for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
+return 1`],
+  /**
+   * KEYS: session, its stream-0 log. ARGV: instance. Returns { previous holder or '', newest log id
+   * or '0' }, or nil when the session is gone. Atomic against mcpDeliver0: every message logged up
+   * to that id went to the previous holder, every later one goes to the new one.
+   */
+  mcpClaim: [2, `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local previous = redis.call('HGET', KEYS[1], 'gw') or ''
+redis.call('HSET', KEYS[1], 'gw', ARGV[1])
+local newest = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
+local tail = '0'
+if newest then tail = newest[1] end
+return { previous, tail }`],
+  /**
+   * KEYS: session, its stream-0 log, the logs' byte counts. ARGV: data, message (the envelope's
+   * JSON, without its position), maxLen, maxBytes, ttlMs, inbox key prefix, inbox maxLen, from,
+   * boot, seq. Logs the message, reads the gateway and puts it in the gateway's inbox, in one step.
+   * Returns the log position, or nil when no instance ever held the session's stream 0.
+   */
+  mcpDeliver0: [3, APPEND + `
+local gw = redis.call('HGET', KEYS[1], 'gw')
+if not gw then return false end
+local pos = append(KEYS[2], KEYS[3], '0', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), { 'd', ARGV[1] })
+redis.call('XADD', ARGV[6] .. gw, 'MAXLEN', '~', ARGV[7], '*', 'f', ARGV[8], 'b', ARGV[9], 'n', ARGV[10], 'm', ARGV[2], 'p', pos)
+return pos`],
+  /** KEYS: a session's request-stream log, the logs' byte counts. ARGV: data, event id, stream, maxLen, maxBytes, ttlMs. */
+  mcpEventAppend: [2, APPEND + `
+return append(KEYS[1], KEYS[2], 'r', tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), { 'd', ARGV[1], 'i', ARGV[2], 's', ARGV[3] })`],
+  /**
+   * KEYS: the live zset, this instance's inbox. ARGV: instance, expiry (ms), inbox TTL (ms). Beats
+   * on Redis' clock (instances' clocks may differ), drops instances past their expiry, returns the
+   * live ones.
+   */
+  mcpBeat: [2, `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return redis.call('ZRANGE', KEYS[1], 0, -1)`],
+  /** KEYS: the live zset. ARGV: instance. */
+  mcpLeave: [1, `
+return redis.call('ZREM', KEYS[1], ARGV[1])`],
+  /**
+   * KEYS: task, all tasks, the owner's tasks. ARGV: task JSON, ttlMs, expiresAt, now, maxTasks,
+   * maxPerOwner, taskId. 1: too many tasks; 2: too many for the owner; 0: stored.
+   */
+  mcpTaskCreate: [3, `
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[4])
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 1 end
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return 2 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[7])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[7])
+local ttl = redis.call('PTTL', KEYS[3])
+if ttl < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[3], ARGV[2]) end
+local all = redis.call('PTTL', KEYS[2])
+if all < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
+return 0`],
+  /** KEYS: task. ARGV: the JSON read, the JSON to write. 1 when replaced; 0 when it changed meanwhile or is gone. */
+  mcpTaskSwap: [1, `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1`]
+} as const
+
+export type ScriptName = keyof typeof SOURCES
+
+/** In the shape of ioredis' `scripts` option. */
+export const SCRIPTS: Record<ScriptName, { lua: string, numberOfKeys: number }> = Object.fromEntries(
+  Object.entries(SOURCES).map(([name, [keys, lua]]) => [name, { lua, numberOfKeys: keys }])
+) as Record<ScriptName, { lua: string, numberOfKeys: number }>

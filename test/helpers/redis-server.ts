@@ -1,0 +1,143 @@
+// A real redis-server for the scale-out tests, as a child process of the test on a free loopback
+// port: not daemonized, so a test holds its pid and can SIGSTOP, SIGCONT, SIGKILL and restart it.
+// No persistence (`--save '' --appendonly no`): a restart comes back empty, the hard case.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer, connect } from 'node:net'
+import type { Test } from 'tap'
+
+const BINARY = process.env.REDIS_SERVER ?? 'redis-server'
+
+/** Whether redis-server can be run here. */
+export function hasRedisServer (): boolean {
+  return spawnSync(BINARY, ['--version'], { stdio: 'ignore' }).status === 0
+}
+
+/**
+ * Options for a test that needs redis-server: `t.test(name, redisTest(t), fn)`. Without the binary
+ * the test is skipped locally, and fails under `CI=true`, where it must be installed (`.ci/run`).
+ */
+export function redisTest (t: Test): { skip: string | false } {
+  if (hasRedisServer()) return { skip: false }
+  const reason = `${BINARY} is not installed: the scale-out tests need it (apt-get install redis-server)`
+  if (process.env.CI === 'true') t.fail(reason)
+  return { skip: reason }
+}
+
+export interface RedisServer {
+  readonly port: number
+  /** `redis://[:password@]127.0.0.1:port`. */
+  readonly url: string
+  readonly pid: number | undefined
+  /** Sends a signal to the server (SIGSTOP, SIGCONT, SIGKILL...). */
+  signal: (signal: NodeJS.Signals) => void
+  /** SIGKILL, then waits until the process is gone. */
+  kill: () => Promise<void>
+  /** Starts a new (empty) server on the same port, after kill(). */
+  restart: () => Promise<void>
+  /** A raw command over a fresh connection (RESP), for assertions: `command('INFO', 'commandstats')`. */
+  command: (...args: string[]) => Promise<string>
+  stop: () => Promise<void>
+}
+
+export interface RedisServerOptions {
+  password?: string
+}
+
+/** Starts redis-server on a free port and registers its teardown on `t`. */
+export async function startRedis (t: Test, options: RedisServerOptions = {}): Promise<RedisServer> {
+  const port = await freePort()
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning']
+  if (options.password !== undefined) args.push('--requirepass', options.password)
+  let child: ChildProcess | undefined
+  const start = async (): Promise<void> => {
+    child = spawn(BINARY, args, { stdio: ['ignore', 'ignore', 'inherit'] })
+    await waitForPong(port, options.password)
+  }
+  const exited = async (): Promise<void> => {
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return
+    await once(child, 'exit')
+  }
+  const server: RedisServer = {
+    port,
+    url: options.password === undefined ? `redis://127.0.0.1:${port}` : `redis://:${encodeURIComponent(options.password)}@127.0.0.1:${port}`,
+    get pid () { return child?.pid },
+    signal: (signal) => { child?.kill(signal) },
+    kill: async () => {
+      child?.kill('SIGKILL')
+      await exited()
+    },
+    restart: start,
+    command: async (...command) => await rawCommand(port, options.password, command),
+    stop: async () => {
+      // A stopped server ignores SIGTERM until continued.
+      child?.kill('SIGCONT')
+      child?.kill('SIGKILL')
+      await exited()
+    }
+  }
+  t.teardown(server.stop)
+  await start()
+  return server
+}
+
+async function freePort (): Promise<number> {
+  const probe = createServer()
+  probe.listen(0, '127.0.0.1')
+  await once(probe, 'listening')
+  const address = probe.address()
+  probe.close()
+  await once(probe, 'close')
+  if (typeof address !== 'object' || address === null) throw new Error('no port')
+  return address.port
+}
+
+async function waitForPong (port: number, password: string | undefined): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const reply = await rawCommand(port, password, ['PING']).catch(() => '')
+    if (reply.includes('PONG')) return
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  throw new Error(`redis-server did not answer on port ${port}`)
+}
+
+/** One command (after AUTH when a password is set), answered as raw RESP text. */
+async function rawCommand (port: number, password: string | undefined, command: string[]): Promise<string> {
+  const commands = password === undefined ? [command] : [['AUTH', password], command]
+  const payload = commands.map((c) => `*${c.length}\r\n${c.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`).join('')
+  return await new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port })
+    let text = ''
+    const timer = setTimeout(() => { socket.destroy(); resolve(text) }, 2000)
+    socket.on('data', (chunk) => {
+      text += chunk.toString('utf8')
+      // Done once every command has its reply: good enough for the single-line and bulk replies used.
+      if (complete(text, commands.length)) {
+        clearTimeout(timer)
+        socket.end()
+        resolve(password === undefined ? text : text.slice(text.indexOf('\r\n') + 2))
+      }
+    })
+    socket.on('error', (error) => { clearTimeout(timer); reject(error) })
+    socket.write(payload)
+  })
+}
+
+/** Whether `text` holds `count` whole RESP replies (simple, error, integer, bulk). */
+function complete (text: string, count: number): boolean {
+  let at = 0
+  for (let i = 0; i < count; i++) {
+    const end = text.indexOf('\r\n', at)
+    if (end === -1) return false
+    if (text[at] === '$') {
+      const length = Number(text.slice(at + 1, end))
+      if (length < 0) { at = end + 2; continue }
+      const body = Buffer.from(text.slice(end + 2), 'utf8')
+      if (body.length < length + 2) return false
+      at = end + 2 + Buffer.from(body.subarray(0, length)).toString('utf8').length + 2
+    } else {
+      at = end + 2
+    }
+  }
+  return true
+}
