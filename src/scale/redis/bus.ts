@@ -154,7 +154,7 @@ export class RedisBus implements Bus {
     clearInterval(this.heartbeat)
     // Leave the live set at once rather than after MISSED_BEATS: nobody waits on us any more.
     if (this.cmd.ready) await this.cmd.script('mcpLeave', [this.keys.live], [this.self]).catch(() => {})
-    await this.reader.close()
+    await this.reader.close(false)
     await this.reading
   }
 

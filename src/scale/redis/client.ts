@@ -43,8 +43,12 @@ export interface RedisPort {
   on: (event: 'ready' | 'close', listener: () => void) => void
   /** Waits at most `ms` for the connection to be up; false if it is not by then. */
   waitReady: (ms: number) => Promise<boolean>
-  /** Closes our connection (a duplicate of the application's client, or one we opened). */
-  close: () => Promise<void>
+  /**
+   * Closes our connection (a duplicate of the application's client, or one we opened): after the
+   * replies in flight, or at once when `graceful` is false (a connection blocked in XREAD would
+   * hold QUIT until its block ends).
+   */
+  close: (graceful?: boolean) => Promise<void>
 }
 
 export interface ConnectOptions {
@@ -202,9 +206,9 @@ class IoredisPort implements RedisPort {
     })
   }
 
-  async close (): Promise<void> {
+  async close (graceful = true): Promise<void> {
     // QUIT waits for the replies in flight; disconnect() if Redis is not there to answer it.
-    if (this.ready) await withTimeout(this.client.quit(), 1000).catch(() => {})
+    if (graceful && this.ready) await withTimeout(this.client.quit(), 1000).catch(() => {})
     this.client.disconnect()
   }
 

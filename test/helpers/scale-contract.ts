@@ -1,0 +1,255 @@
+// Contract tests of the scale-out ports, run against every implementation: a factory builds the
+// implementation under test (Redis here; the in-process ones can use the same functions). They say
+// what the transports rely on, nothing about how an implementation keeps it.
+import type { Test } from 'tap'
+import type { StoredTask, TaskStore } from '../../src/protocol/tasks/types.js'
+import type { EventStore } from '../../src/transports/event-store.js'
+import type { Bus, Envelope, SessionRecord, SessionStore } from '../../src/scale/types.js'
+
+export const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+
+/** Waits until `check` holds, polling; fails the test after `ms`. */
+export async function until (t: Test, what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!await check()) {
+    if (Date.now() > deadline) {
+      t.fail(`timed out waiting: ${what}`)
+      return
+    }
+    await sleep(10)
+  }
+}
+
+export function record (id: string, extra: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    id,
+    kind: 'streamable',
+    principal: { method: 'jwt', kind: 'user', issuer: 'https://idp.example', subject: 'alice' },
+    protocolVersion: '2025-11-25',
+    clientInfo: { name: 'c', version: '1' },
+    clientCapabilities: { elicitation: {}, roots: { listChanged: true } },
+    subscriptions: [],
+    ...extra
+  }
+}
+
+/** Two instances' views of one shared session store. */
+export type SessionStores = () => Promise<[SessionStore, SessionStore]>
+
+export function sessionStoreContract (t: Test, make: SessionStores): void {
+  t.test('a record written by one instance is read whole by another', async (t) => {
+    const [a, b] = await make()
+    const original = record('s1', { logLevel: 'info', subscriptions: ['file:///a', 'file:///b'] })
+    await a.create(original, 60_000)
+    t.same(await b.get('s1'), { record: original }, 'no gateway before any claim')
+    const { principal: _p, clientInfo: _c, ...bare } = record('s2')
+    await a.create(bare, 60_000)
+    const read = await b.get('s2')
+    t.same(read?.record, bare)
+    t.notOk(read !== undefined && 'principal' in read.record, 'no principal key when auth is off')
+    t.equal(await b.get('nope'), undefined)
+  })
+
+  t.test('update patches fields (an empty list stays a list; undefined clears), false once gone', async (t) => {
+    const [a, b] = await make()
+    await a.create(record('u1', { logLevel: 'debug', subscriptions: ['x'] }), 60_000)
+    t.equal(await b.update('u1', { subscriptions: [], logLevel: 'error' }), true)
+    t.same((await a.get('u1'))?.record, record('u1', { logLevel: 'error', subscriptions: [] }))
+    t.equal(await b.update('u1', { logLevel: undefined }), true)
+    const cleared = await a.get('u1')
+    t.notOk(cleared !== undefined && 'logLevel' in cleared.record, 'logLevel removed')
+    t.equal(await a.update('gone', { logLevel: 'info' }), false)
+    t.equal(await a.get('gone'), undefined, 'an update never creates a record')
+  })
+
+  t.test('claimGateway returns the previous holder and the stream-0 tail', async (t) => {
+    const [a, b] = await make()
+    await a.create(record('g1'), 60_000)
+    t.same(await a.claimGateway('g1', 'A'), { previous: undefined, tail: '0' })
+    t.same(await b.claimGateway('g1', 'B'), { previous: 'A', tail: '0' })
+    t.equal((await a.get('g1'))?.gateway, 'B')
+    t.equal(await a.claimGateway('none', 'A'), undefined, 'no claim on a session that does not exist')
+    t.equal(await a.get('none'), undefined, 'and the claim did not create one')
+  })
+
+  t.test('touch is true while the session lives; delete ends it for everyone', async (t) => {
+    const [a, b] = await make()
+    await a.create(record('d1'), 60_000)
+    await a.claimGateway('d1', 'A')
+    t.equal(await b.touch('d1', 60_000), true)
+    await b.delete('d1')
+    t.equal(await a.get('d1'), undefined)
+    t.equal(await a.touch('d1', 60_000), false)
+    t.equal(await a.claimGateway('d1', 'A'), undefined)
+    await a.delete('d1')
+    t.pass('deleting twice is harmless')
+  })
+
+  t.test('idle expiry is the TTL; touch extends it', async (t) => {
+    const [a, b] = await make()
+    await a.create(record('e1'), 150)
+    await a.create(record('e2'), 150)
+    t.equal(await b.touch('e2', 60_000), true)
+    await sleep(400)
+    t.equal(await b.get('e1'), undefined, 'expired')
+    t.equal(await b.touch('e1', 60_000), false, 'an expired session cannot be touched back')
+    t.ok(await b.get('e2'), 'the touched one lives')
+  })
+}
+
+/** Stores of two instances sharing the events, with the bounds given. */
+export type EventStores = (bounds: { maxEvents: number, maxBytes: number }) => Promise<[EventStore, EventStore]>
+
+export function eventStoreContract (t: Test, make: EventStores): void {
+  t.test('events appended on one instance replay on another, per stream, priming skipped', async (t) => {
+    const [a, b] = await make({ maxEvents: 100, maxBytes: 1 << 20 })
+    await a.append('s', 'A.1', { id: 'A.1_0', data: '' })
+    await a.append('s', 'A.1', { id: 'A.1_1', data: '{"n":1}' })
+    await a.append('s', 'A.2', { id: 'A.2_2', data: '{"other":1}' })
+    await a.append('s', 'A.1', { id: 'A.1_3', data: '{"n":2}' })
+    t.same(await b.replayAfter('s', 'A.1_0'), { streamId: 'A.1', events: [{ id: 'A.1_1', data: '{"n":1}' }, { id: 'A.1_3', data: '{"n":2}' }] })
+    t.same(await b.replayAfter('s', 'A.1_3'), { streamId: 'A.1', events: [] })
+    t.same(await b.replayAfter('s', 'A.2_2'), { streamId: 'A.2', events: [] })
+    t.equal(await b.replayAfter('s', 'A.9_9'), undefined, 'an id never written')
+    t.equal(await b.replayAfter('other', 'A.1_0'), undefined, 'another session\'s ids are unknown')
+    await b.deleteSession('s')
+    t.equal(await a.replayAfter('s', 'A.1_0'), undefined, 'deleted')
+  })
+
+  t.test('bounded by count and by bytes per session, oldest first; an oversized event clears the log', async (t) => {
+    const [a, b] = await make({ maxEvents: 3, maxBytes: 1024 })
+    for (let i = 0; i < 5; i++) await a.append('c', 'S', { id: `S_${i}`, data: `{"i":${i}}` })
+    t.equal(await b.replayAfter('c', 'S_1'), undefined, 'evicted by count')
+    t.same((await b.replayAfter('c', 'S_2'))?.events.map((e) => e.id), ['S_3', 'S_4'])
+    const big = 'x'.repeat(400)
+    for (let i = 0; i < 3; i++) await a.append('y', 'S', { id: `S_${i}`, data: JSON.stringify(big) })
+    t.equal(await b.replayAfter('y', 'S_0'), undefined, 'evicted by bytes (3 x 402 > 1024)')
+    t.same((await b.replayAfter('y', 'S_1'))?.events.map((e) => e.id), ['S_2'])
+    await a.append('y', 'S', { id: 'S_huge', data: JSON.stringify('z'.repeat(2000)) })
+    t.equal(await b.replayAfter('y', 'S_2'), undefined, 'nothing before an event too large to keep')
+    t.equal(await b.replayAfter('y', 'S_huge'), undefined, 'nor the event itself')
+    await a.append('y', 'S', { id: 'S_next', data: '{}' })
+    t.same(await b.replayAfter('y', 'S_next'), { streamId: 'S', events: [] }, 'and the log goes on')
+  })
+}
+
+export type TaskStores = (now: () => number) => Promise<[TaskStore, TaskStore]>
+
+function task (taskId: string, owner: string, createdAt = 1000, ttlMs = 500): StoredTask {
+  return { taskId, owner, status: 'working', createdAt, lastUpdatedAt: createdAt, ttlMs, pollIntervalMs: 100 }
+}
+
+export function taskStoreContract (t: Test, make: TaskStores): void {
+  const limits = { maxTasks: 3, maxTasksPerOwner: 2 }
+
+  t.test('tasks: found by their owner only, on any instance, until their TTL', async (t) => {
+    let now = Date.now()
+    const [a, b] = await make(() => now)
+    await a.create(task('a', 'alice', now, 500), limits)
+    t.equal((await b.get('a', 'alice'))?.taskId, 'a')
+    t.equal(await b.get('a', 'bob'), undefined, 'another owner sees nothing')
+    t.equal(await b.get('nope', 'alice'), undefined)
+    now += 499
+    t.ok(await b.get('a', 'alice'), 'still there 1 ms before the TTL ends')
+    now += 1
+    t.equal(await b.get('a', 'alice'), undefined, 'gone once createdAt + ttlMs is reached')
+    t.equal(await b.update('a', { status: 'completed' }, now), undefined, 'an expired task cannot be updated')
+  })
+
+  t.test('tasks: bounds overall and per owner, across instances, freed on expiry', async (t) => {
+    let now = Date.now()
+    const [a, b] = await make(() => now)
+    await a.create(task('a1', 'alice', now), limits)
+    await b.create(task('a2', 'alice', now), limits)
+    await t.rejects(async () => { await a.create(task('a3', 'alice', now), limits) }, { code: 'FST_MCP_TASK_LIMIT', message: /this client has 2 tasks/ })
+    await b.create(task('b1', 'bob', now), limits)
+    await t.rejects(async () => { await a.create(task('c1', 'carol', now), limits) }, { code: 'FST_MCP_TASK_LIMIT', message: /the server holds 3 tasks/ })
+    now += 500
+    await b.create(task('a4', 'alice', now), limits)
+    t.ok(await a.get('a4', 'alice'), 'room again after an expiry')
+  })
+
+  t.test('tasks: updates apply to live tasks only; the first terminal status wins; results kept exactly', async (t) => {
+    const now = Date.now()
+    const [a, b] = await make(() => now)
+    await a.create(task('u', 'alice', now, 60_000), limits)
+    const waiting = await b.update('u', { status: 'input_required', inputRequests: { k: { method: 'elicitation/create' } } }, now + 1)
+    t.equal(waiting?.status, 'input_required')
+    t.equal(waiting?.lastUpdatedAt, now + 1)
+    const resumed = await a.update('u', { status: 'working', inputRequests: undefined }, now + 2)
+    t.notOk(resumed !== undefined && 'inputRequests' in resumed, 'inputRequests: undefined clears them')
+    const result = { content: [], structuredContent: { list: [], map: {}, text: 'é/\u2028' } }
+    await Promise.all([b.update('u', { status: 'completed', result }, now + 3), a.update('u', { status: 'cancelled' }, now + 3)])
+    const final = await b.get('u', 'alice')
+    const late = await a.update('u', { status: 'failed', error: { code: 1, message: 'x' } }, now + 4)
+    t.equal(late?.status, final?.status, 'a finished task never changes')
+    t.ok(final?.status === 'completed' || final?.status === 'cancelled', 'one of the two racing terminal updates won')
+    if (final?.status === 'completed') t.same(final.result, result, 'empty lists and objects survive the store')
+  })
+}
+
+/** Three instances' buses on one shared backend, and a way to claim stream 0 and create sessions. */
+export interface BusRig {
+  buses: [Bus, Bus, Bus]
+  sessions: SessionStore
+}
+
+export function collect<M> (subscribe: (handler: (envelope: Envelope<M>) => void) => void): Array<Envelope<M>> {
+  const seen: Array<Envelope<M>> = []
+  subscribe((envelope) => { seen.push(envelope) })
+  return seen
+}
+
+export function busContract (t: Test, make: () => Promise<BusRig>): void {
+  t.test('send reaches the one instance addressed; control and fanout reach every instance', async (t) => {
+    const { buses: [a, b, c] } = await make()
+    const [da, db, dc] = [collect(a.onDirect.bind(a)), collect(b.onDirect.bind(b)), collect(c.onDirect.bind(c))]
+    const [ca, cb, cc] = [collect(a.onControl.bind(a)), collect(b.onControl.bind(b)), collect(c.onControl.bind(c))]
+    const [fa, fb, fc] = [collect(a.onFanout.bind(a)), collect(b.onFanout.bind(b)), collect(c.onFanout.bind(c))]
+    const before = b.fanoutCursor()
+    await a.send(b.self, { type: 'release', session: 's' })
+    await a.control({ type: 'changed', session: 's' })
+    const position = await a.fanout({ type: 'broadcast', json: '{"m":1}' })
+    await until(t, 'everything delivered', () => db.length === 1 && ca.length + cb.length + cc.length === 3 && fa.length + fb.length + fc.length === 3)
+    t.same(db[0]?.message, { type: 'release', session: 's' })
+    t.equal(db[0]?.from, a.self)
+    t.same([da.length, dc.length], [0, 0], 'nobody else got the direct message')
+    t.same(cc[0]?.message, { type: 'changed', session: 's' })
+    t.equal(fc[0]?.position, position)
+    t.equal(b.fanoutCursor(), position, 'the cursor follows what was handed out')
+    const history = await c.fanoutAfter(before)
+    t.same(history.map((e) => [e.position, e.message]), [[position, { type: 'broadcast', json: '{"m":1}' }]])
+    t.same(await c.fanoutAfter(position), [])
+  })
+
+  t.test('deliver0 logs and hands to the gateway; dropped before any gateway; claims move it', async (t) => {
+    const { buses: [a, b, c], sessions } = await make()
+    const [db, dc] = [collect(b.onDirect.bind(b)), collect(c.onDirect.bind(c))]
+    await sessions.create(record('z'), 60_000)
+    t.equal(await a.deliver0('z', '{"early":1}'), undefined, 'no gateway yet: dropped')
+    t.equal(await a.deliver0('missing', '{}'), undefined, 'no session: dropped')
+    await sessions.claimGateway('z', b.self)
+    const p1 = await a.deliver0('z', '{"n":1}')
+    t.type(p1, 'string')
+    await until(t, 'b got it', () => db.length === 1)
+    t.same(db[0]?.message, { type: 'event', session: 'z', position: p1, json: '{"n":1}' })
+    const claim = await sessions.claimGateway('z', c.self)
+    t.same(claim, { previous: b.self, tail: p1 })
+    const p2 = await a.deliver0('z', '{"n":2}') as string
+    await until(t, 'c got it', () => dc.length === 1)
+    t.same(dc[0]?.message, { type: 'event', session: 'z', position: p2, json: '{"n":2}' })
+    t.same(await c.log0After('z', '0'), [{ position: p1, json: '{"n":1}' }, { position: p2, json: '{"n":2}' }])
+    t.same(await c.log0After('z', p1 as string), [{ position: p2, json: '{"n":2}' }])
+    await sessions.delete('z')
+    t.same(await c.log0After('z', '0'), [], 'the log goes with the session')
+  })
+
+  t.test('alive: instances see each other; a closed one is gone', async (t) => {
+    const { buses: [a, b, c] } = await make()
+    await until(t, 'all alive', () => a.alive(b.self) && b.alive(c.self) && c.alive(a.self))
+    t.ok(a.alive(a.self))
+    t.notOk(a.alive('never-started'))
+    await c.close()
+    await until(t, 'c is gone for a', () => !a.alive(c.self))
+  })
+}
