@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { ScaleUnavailableError } from '../../errors.js'
 import type { ScaleLogger } from '../logger.js'
 import type { Bus, ControlMessage, DirectMessage, Envelope, FanoutMessage } from '../types.js'
-import type { RedisPort, StreamEntry } from './client.js'
+import { bounded, type RedisPort, type StreamEntry } from './client.js'
 import type { Keys } from './keys.js'
 
 /** Entries kept in an inbox and in the control stream (MAXLEN ~): a reader further behind loses. */
@@ -29,6 +29,8 @@ export interface RedisBusOptions {
   maxEvents: number
   maxBytes: number
   ttlMs: number
+  /** Longest wait for a read a request is waiting on (a stream-0 resume), `redisTimeoutMs`. */
+  timeoutMs: number
 }
 
 type Channel = 'direct' | 'control' | 'fanout'
@@ -104,7 +106,7 @@ export class RedisBus implements Bus {
   }
 
   async log0After (session: string, position: string): Promise<Array<{ position: string, json: string }>> {
-    const entries = await this.cmd.xrange(this.keys.log0(session), exclusive(position), '+')
+    const entries = await bounded(this.cmd, this.options.timeoutMs, async () => await this.cmd.xrange(this.keys.log0(session), exclusive(position), '+'))
     const out: Array<{ position: string, json: string }> = []
     for (const [id, fields] of entries) {
       const json = fields[1] ?? ''
@@ -130,7 +132,8 @@ export class RedisBus implements Bus {
   }
 
   async fanoutAfter (position: string): Promise<Array<Envelope<FanoutMessage>>> {
-    const entries = await this.cmd.xrange(this.keys.fanout, exclusive(position), '+', this.options.broadcastHistory)
+    const entries = await bounded(this.cmd, this.options.timeoutMs, async () =>
+      await this.cmd.xrange(this.keys.fanout, exclusive(position), '+', this.options.broadcastHistory))
     const out: Array<Envelope<FanoutMessage>> = []
     for (const entry of entries) {
       const envelope = parse<FanoutMessage>(entry)

@@ -59,7 +59,7 @@ export async function createScaleEngine (options: ScaleEngineOptions, log: Scale
   const timeoutMs = scaleOut.redisTimeoutMs
   const logs = { maxEvents: options.eventStoreSize, maxBytes: options.eventStoreBytes, ttlMs: options.idleTimeoutMs }
   const bus = new RedisBus(cmd, reader, keys, {
-    self, heartbeatMs: scaleOut.heartbeatMs, outboxLimit: scaleOut.outboxLimit, broadcastHistory: scaleOut.broadcastHistory, ...logs
+    self, heartbeatMs: scaleOut.heartbeatMs, outboxLimit: scaleOut.outboxLimit, broadcastHistory: scaleOut.broadcastHistory, timeoutMs, ...logs
   }, log)
   const restartHandlers: Array<() => void> = []
   let runId: string | undefined
