@@ -86,4 +86,22 @@ export function registerTaskFixtures (server) {
     const [first, second] = await Promise.all([ask('First name?'), ask('Second name?')])
     return text(`Got ${first.content?.name ?? '?'} and ${second.content?.name ?? '?'}`)
   })
+
+  // tasks-mrtr-composition: the name is asked in the call itself (input_required rounds), then the
+  // work goes on as a task, whose result carries the answer.
+  server.tool({
+    name: 'test_tool_with_task',
+    description: 'Asks for a name (multi-round-trip), then greets as a task',
+    execution: { taskSupport: 'required', taskStart: 'handler' }
+  }, async (_args, ctx) => {
+    const answer = await ctx.elicit({
+      mode: 'form',
+      message: 'What is your name?',
+      requestedSchema: { type: 'object', properties: { user_name: { type: 'string' } }, required: ['user_name'] }
+    })
+    const name = answer.content?.user_name ?? answer.content?.name ?? 'stranger'
+    await ctx.startTask()
+    await sleep(200, ctx.signal)
+    return text(`Hello, ${name}!`)
+  })
 }

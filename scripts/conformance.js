@@ -38,10 +38,8 @@ const RUNS = [
 // TEMPORARY, while issue 9 is built in parts: scenarios (or single checks) whose server side another part
 // owns and has not landed yet. They still run and are reported, but do not fail `npm run conformance`.
 // Remove each entry in the commit that lands its feature (the runner then requires it to pass).
-const OWNED_ELSEWHERE = [
-  // Tasks composed with MRTR (input_required rounds, then a task): needs the mrtr part's ctx.elicit on 2026-07-28.
-  { scenario: /^tasks-mrtr-composition$/, owner: 'tasks + mrtr' }
-]
+// Empty since tasks-mrtr-composition landed: every scenario must pass.
+const OWNED_ELSEWHERE = []
 
 // Scenarios whose every check may be SKIPPED, because the suite itself finds them not applicable.
 const MAY_SKIP = [

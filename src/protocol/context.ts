@@ -59,4 +59,13 @@ export interface HandlerContext {
   closeStream: (retryMs?: number) => boolean
   /** Lists the client's roots (`roots/list`); 2026-07-28: as {@link sample}. */
   listRoots: (options?: ServerRequestOptions) => Promise<Record<string, unknown>>
+  /**
+   * For a tool with `execution.taskStart: 'handler'`: ends the synchronous part of the call. When
+   * the call may become a task (a 2026-07-28 client that declared the Tasks extension, a tool
+   * with task support), the call answers now with the task and the rest of the handler runs as
+   * that task: from here on `ctx.signal`, the asks and `progress` are the task's (read
+   * `ctx.signal` again after this). Resolves true when the handler runs as a task (also when it
+   * already did), false when it goes on inside the call (any other request).
+   */
+  startTask: () => Promise<boolean>
 }

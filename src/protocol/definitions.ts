@@ -54,6 +54,17 @@ export interface ToolExecution {
    *   (2026-07-28) or -32601 (older revisions, which do not have the extension).
    */
   taskSupport?: 'forbidden' | 'optional' | 'required'
+  /**
+   * When a task call becomes a task (for the calls that get one, see {@link taskSupport}):
+   * - `'call'` (default): at once; the call answers with the task before the handler runs, and
+   *   the handler's `ctx.elicit/sample/listRoots` go through `tasks/update`.
+   * - `'handler'`: when the handler calls `ctx.startTask()`. Until then it runs inside the call,
+   *   so its asks are multi-round-trip rounds (`input_required`, the handler re-run with the
+   *   answers); `startTask()` answers the call with the task and the rest of the handler runs as
+   *   it (SEP-2663: gather the input synchronously, then go asynchronous). A handler that returns
+   *   without calling it answers the call with its result.
+   */
+  taskStart?: 'call' | 'handler'
 }
 
 export interface ToolDefinition<I extends TSchema | JsonSchema = JsonSchema, O extends TSchema | JsonSchema = JsonSchema> {

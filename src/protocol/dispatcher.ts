@@ -7,6 +7,7 @@ import { callTool, listTools } from './methods/tools.js'
 import { kAfterAnswer, type ErrorLogger, type MethodEnv, type MethodHandler, type ServerIdentity } from './methods/types.js'
 import { resolveLimits, type ProtocolLimits } from './limits.js'
 import { MODERN_METHODS } from './modern/methods.js'
+import { InputRequiredError } from './modern/mrtr.js'
 import { RequestStateCodec, type RequestStateOptions } from './modern/request-state.js'
 import { shapeModernResult } from './modern/shaping.js'
 import type { Principal } from './principal.js'
@@ -115,6 +116,9 @@ export class Dispatcher {
         session.send(success(request.id, modern ? shapeModernResult(request.method, result, this.options.modern) : result), request.id)
         const after = (result as { [kAfterAnswer]?: JsonRpcMessage[] })[kAfterAnswer]
         if (after !== undefined) for (const message of after) session.send(message, request.id)
+        // An input_required answer ends this request: whatever the handler left running stops (its
+        // retry is another request, which runs the handler again).
+        if (modern && result.resultType === 'input_required') inflight.abort(new InputRequiredError())
       }
     } catch (error) {
       if (!inflight.aborted) session.send(this.toFailure(request, error, session), request.id)

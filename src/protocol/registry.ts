@@ -5,7 +5,7 @@ import type {
   ResourceHandler, ToolDefinition, ToolHandler
 } from './definitions.js'
 import { readMirroredParams, type MirroredParam } from './modern/mcp-header.js'
-import type { TaskSupport } from './tasks/types.js'
+import type { TaskStart, TaskSupport } from './tasks/types.js'
 import { compileUriTemplate, isUriTemplate, type UriTemplate } from './uri-template.js'
 import { compileValidator, toWireSchema, type Validator } from './validation.js'
 
@@ -25,6 +25,8 @@ export interface RegisteredTool {
   readonly mirrored: readonly MirroredParam[]
   /** Whether calls may (or must) run as tasks; `execution` itself never reaches the wire. */
   readonly taskSupport: TaskSupport
+  /** When a task call becomes a task: on arrival, or when the handler calls `ctx.startTask()`. */
+  readonly taskStart: TaskStart
   readonly handler: ToolHandler<Record<string, unknown>>
 }
 
@@ -75,7 +77,7 @@ export class Registry {
     const outputSchema = definition.outputSchema === undefined ? undefined : toWireSchema(requireSchema(definition.outputSchema, name, 'outputSchema'))
     const mirrored = readMirroredParams(inputSchema)
     if ('problem' in mirrored) throw new InvalidDefinitionError('tool', `${name}: ${mirrored.problem}`)
-    const taskSupport = taskSupportOf(definition.execution, name)
+    const { taskSupport, taskStart } = executionOf(definition.execution, name)
     const { inputSchema: _i, outputSchema: _o, execution: _e, ...rest } = definition
     const wire: Record<string, unknown> = { ...rest, inputSchema }
     if (outputSchema !== undefined) wire.outputSchema = outputSchema
@@ -85,6 +87,7 @@ export class Registry {
       validateOutput: outputSchema === undefined ? undefined : compileValidator(outputSchema, 'structuredContent'),
       mirrored: mirrored.params,
       taskSupport,
+      taskStart,
       handler: handler as ToolHandler<Record<string, unknown>>
     })
     return this.announce('tools', () => this.tools.delete(name))
@@ -201,20 +204,23 @@ function requireSchema (schema: unknown, tool: string, field: string): JsonSchem
 }
 
 const TASK_SUPPORT: readonly unknown[] = ['forbidden', 'optional', 'required']
+const TASK_START: readonly unknown[] = ['call', 'handler']
 
-function taskSupportOf (execution: unknown, tool: string): TaskSupport {
-  if (execution === undefined) return 'forbidden'
+function executionOf (execution: unknown, tool: string): { taskSupport: TaskSupport, taskStart: TaskStart } {
+  if (execution === undefined) return { taskSupport: 'forbidden', taskStart: 'call' }
   if (typeof execution !== 'object' || execution === null || Array.isArray(execution)) {
     throw new InvalidDefinitionError('tool', `${tool}: execution must be an object such as { taskSupport: 'optional' }`)
   }
-  const { taskSupport, ...unknown } = execution as Record<string, unknown>
+  const { taskSupport = 'forbidden', taskStart = 'call', ...unknown } = execution as Record<string, unknown>
   const extra = Object.keys(unknown)
-  if (extra.length > 0) throw new InvalidDefinitionError('tool', `${tool}: execution has no option ${JSON.stringify(extra[0])}; it takes taskSupport`)
-  if (taskSupport === undefined) return 'forbidden'
+  if (extra.length > 0) throw new InvalidDefinitionError('tool', `${tool}: execution has no option ${JSON.stringify(extra[0])}; it takes taskSupport and taskStart`)
   if (!TASK_SUPPORT.includes(taskSupport)) {
     throw new InvalidDefinitionError('tool', `${tool}: execution.taskSupport must be 'forbidden', 'optional' or 'required'; got ${JSON.stringify(taskSupport)}`)
   }
-  return taskSupport as TaskSupport
+  if (!TASK_START.includes(taskStart)) {
+    throw new InvalidDefinitionError('tool', `${tool}: execution.taskStart must be 'call' or 'handler'; got ${JSON.stringify(taskStart)}`)
+  }
+  return { taskSupport: taskSupport as TaskSupport, taskStart: taskStart as TaskStart }
 }
 
 function requireObjectSchema (schema: unknown, tool: string, field: string): JsonSchema {

@@ -4,6 +4,7 @@ import type { InflightRequest } from './inflight.js'
 import { requireClientCapabilities } from './modern/errors.js'
 import type { InputRound } from './modern/mrtr.js'
 import type { Principal } from './principal.js'
+import type { TaskContext } from './tasks/task-context.js'
 import { LOG_LEVELS, type LogLevel, type Session } from './session.js'
 import { LATEST_PROTOCOL_VERSION, supports } from './versions.js'
 
@@ -23,6 +24,14 @@ export class RequestContext implements HandlerContext {
    * asks are answered from the retry's `inputResponses` (multi-round-trip).
    */
   inputs: InputRound | undefined
+  /**
+   * Set by `tools/call` when this call may become a task at the handler's word
+   * (`execution.taskStart: 'handler'`): creates the task and resolves with its ctx.
+   */
+  taskStarter: (() => Promise<TaskContext>) | undefined
+  /** After `startTask()`: the task's ctx, to which everything below forwards (the handler keeps this object). */
+  private task: TaskContext | undefined
+  private starting: Promise<boolean> | undefined
   private readonly sessionRef: Session
   private readonly inflight: InflightRequest
   private readonly requestTimeoutMs: number
@@ -39,12 +48,12 @@ export class RequestContext implements HandlerContext {
 
   /** Created on first read: most handlers never need one. */
   get signal (): AbortSignal {
-    return this.inflight.signal
+    return this.task?.signal ?? this.inflight.signal
   }
 
   /** Whether the request was cancelled or its session closed, without creating a signal. */
   get aborted (): boolean {
-    return this.inflight.aborted
+    return this.task?.aborted ?? this.inflight.aborted
   }
 
   get session (): string {
@@ -56,6 +65,7 @@ export class RequestContext implements HandlerContext {
   }
 
   progress (progress: number, total?: number, message?: string): void {
+    if (this.task !== undefined) return this.task.progress(progress, total, message)
     const token = this.meta?.progressToken
     // MCP requires progress to increase; a stale or repeated value is dropped rather than confusing the client.
     if ((typeof token !== 'string' && typeof token !== 'number') || !(progress > this.lastProgress)) return
@@ -67,6 +77,7 @@ export class RequestContext implements HandlerContext {
   }
 
   log (level: LogLevel, data: unknown, logger?: string): void {
+    if (this.task !== undefined) return
     sendLog(this.sessionRef, level, data, logger, this.requestId)
   }
 
@@ -79,6 +90,7 @@ export class RequestContext implements HandlerContext {
   }
 
   closeStream (retryMs?: number): boolean {
+    if (this.task !== undefined) return false
     return this.sessionRef.closeStream(this.requestId, retryMs)
   }
 
@@ -86,7 +98,22 @@ export class RequestContext implements HandlerContext {
     return this.clientRequest('roots', 'roots/list', undefined, options)
   }
 
+  startTask (): Promise<boolean> {
+    if (this.starting !== undefined) return this.starting
+    const starter = this.taskStarter
+    if (starter === undefined) return Promise.resolve(false)
+    this.starting = starter().then((task) => {
+      this.task = task
+      return true
+    })
+    return this.starting
+  }
+
   private clientRequest (capability: string, method: string, params: Record<string, unknown> | undefined, options: ServerRequestOptions = {}): Promise<Record<string, unknown>> {
+    if (this.task !== undefined) {
+      if (method === 'roots/list') return this.task.listRoots(options)
+      return method === 'sampling/createMessage' ? this.task.sample(params ?? {}, options) : this.task.elicit(params ?? {}, options)
+    }
     if (this.sessionRef.era === 'modern') {
       // 2026-07-28 has no server-to-client requests: the question goes back in the result instead
       // (multi-round-trip), and without the capability the answer is -32021.

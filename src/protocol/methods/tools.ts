@@ -6,7 +6,10 @@ import type { HandlerContext } from '../context.js'
 import type { RegisteredTool } from '../registry.js'
 import { clientDeclaresTasks, isModernRequest, missingTasksCapability } from '../tasks/methods.js'
 import { ownerKey } from '../tasks/owner.js'
-import { TaskContext } from '../tasks/task-context.js'
+import { TaskContext, type TaskOrigin } from '../tasks/task-context.js'
+import type { TaskManager } from '../tasks/manager.js'
+import type { StoredTask } from '../tasks/types.js'
+import type { RequestContext } from '../request-context.js'
 import { TASKS_EXTENSION, taskFields } from '../tasks/types.js'
 import { errorMessage, optionalObject, requireString, type ErrorLogger, type MethodHandler } from './types.js'
 
@@ -45,10 +48,52 @@ export const callTool: MethodHandler = async (params, { registry, ctx, session, 
 
   const origin = { session: session.id, auth: ctx.auth, requestId: ctx.requestId, protocolVersion: version, meta: ctx.meta, clientCapabilities: session.clientCapabilities }
   // The principal of this very request owns the task (on 2026-07-28 each request is authenticated on its own).
-  const task = await tasks.start(ownerKey(ctx.auth), async (run) => {
+  const owner = ownerKey(ctx.auth)
+  if (tool.taskStart === 'handler') return await runUntilTask({ name, tool, args, ctx, tasks, owner, origin, logger, version })
+  const task = await tasks.start(owner, async (run) => {
     return await runTool(name, tool, args, new TaskContext(run, origin), session.id, logger, version)
   })
   return { ...taskFields(task), resultType: 'task' }
+}
+
+interface TaskCall {
+  name: string
+  tool: RegisteredTool
+  args: Record<string, unknown>
+  ctx: RequestContext
+  tasks: TaskManager
+  owner: string
+  origin: TaskOrigin
+  logger: ErrorLogger
+  version: string
+}
+
+/**
+ * `execution.taskStart: 'handler'`: the handler runs inside the call, so its
+ * asks are multi-round-trip rounds (an unanswered one ends the call with
+ * `input_required`), until it calls `ctx.startTask()`. Then the task is
+ * created, its work is the rest of this same run, and the call answers with
+ * the task (never with the rounds' `requestState`: SEP-2663 keeps the two
+ * apart). A run that ends before answers the call with its own result.
+ */
+async function runUntilTask ({ name, tool, args, ctx, tasks, owner, origin, logger, version }: TaskCall): Promise<Record<string, unknown>> {
+  let created: StoredTask | undefined
+  let announce = (): void => {}
+  const escalated = new Promise<void>((resolve) => { announce = resolve })
+  ctx.taskStarter = async () => {
+    let taskCtx: TaskContext | undefined
+    // The store creates the task before the work starts (an await at least), by when `run` is initialized.
+    created = await tasks.start(owner, async (taskRun) => {
+      taskCtx = new TaskContext(taskRun, origin)
+      return await run
+    })
+    announce()
+    return taskCtx as TaskContext
+  }
+  const run = runTool(name, tool, args, ctx, origin.session, logger, version)
+  const result = await Promise.race([run, escalated])
+  if (created !== undefined) return { ...taskFields(created), resultType: 'task' }
+  return result as Record<string, unknown>
 }
 
 async function runTool (name: string, tool: RegisteredTool, args: Record<string, unknown>, ctx: HandlerContext & { aborted: boolean }, session: string, logger: ErrorLogger, version: string): Promise<Record<string, unknown>> {

@@ -74,11 +74,14 @@ export class InputRound {
   private ended = false
   /** An answer that is not a valid result: the request fails with it, whatever the handler did. */
   failure: McpError | undefined
+  /** Called once, at the first question left open: the call's answer is `input_required` from then on. */
+  private onOpen: (() => void) | undefined
 
-  constructor (capabilities: Record<string, unknown>, responses: ReadonlyMap<string, Record<string, unknown>>, earlier: RequestStatePayload = EMPTY_STATE) {
+  constructor (capabilities: Record<string, unknown>, responses: ReadonlyMap<string, Record<string, unknown>>, earlier: RequestStatePayload = EMPTY_STATE, onOpen?: () => void) {
     this.capabilities = capabilities
     this.responses = responses
     this.earlier = earlier
+    this.onOpen = onOpen
   }
 
   /** True when the handler asked something this run has no answer for. */
@@ -123,6 +126,9 @@ export class InputRound {
       return Promise.resolve(response)
     }
     this.open.set(name, { question, method, params: requestParams })
+    const onOpen = this.onOpen
+    this.onOpen = undefined
+    onOpen?.()
     return refuse(new InputRequiredError())
   }
 
@@ -167,20 +173,33 @@ export function withInputRequests (method: string, handler: MethodHandler): Meth
     // eslint-disable-next-line no-return-assign -- the digest is computed once, on first use, inside the returned object
     const binding = (): RequestStateBinding => ({ principal: env.ctx.auth, method, paramsDigest: paramsDigest ??= requestDigest(params) })
     const earlier = params.requestState === undefined ? undefined : env.requestState.open(params.requestState, binding())
-    const round = new InputRound(env.session.clientCapabilities, responses, earlier)
+    // The answer is input_required once a question is open; it goes out when the handler settles,
+    // or one turn of the event loop after that first open question, whichever comes first (asks made
+    // together, as in Promise.all, are all open by then): a handler that goes on without awaiting
+    // its ask must not hold the answer. The dispatcher then aborts ctx.signal (nothing of this
+    // request keeps running after its answer).
+    let opened = (): void => {}
+    const questionOpen = new Promise<'open'>((resolve) => { opened = () => { setImmediate(resolve, 'open') } })
+    const round = new InputRound(env.session.clientCapabilities, responses, earlier, opened)
     env.ctx.inputs = round
     let result: Record<string, unknown> | undefined
     let failed = false
     let error: unknown
+    const run = (async () => await handler(params, env))()
     try {
-      result = await handler(params, env)
+      const first = await Promise.race([run, questionOpen])
+      if (first !== 'open') result = first
     } catch (thrown) {
       failed = true
       error = thrown
     }
     round.end()
     if (round.failure !== undefined) throw round.failure
-    if (round.needsInput) return round.inputRequired((payload) => env.requestState.seal(payload, binding()))
+    if (round.needsInput) {
+      // The handler may still be running (it is told through ctx.signal); what it ends with is not an answer.
+      run.catch(() => {})
+      return round.inputRequired((payload) => env.requestState.seal(payload, binding()))
+    }
     if (failed) throw error
     return result as Record<string, unknown>
   }

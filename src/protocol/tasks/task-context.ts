@@ -77,6 +77,11 @@ export class TaskContext implements HandlerContext {
     return this.ask('roots', 'roots/list', undefined, options)
   }
 
+  /** Already a task. */
+  async startTask (): Promise<boolean> {
+    return true
+  }
+
   /** A task has no stream of its own to close. */
   closeStream (): boolean {
     return false

@@ -24,6 +24,8 @@ export const TERMINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(['completed', 
 
 /** How a tool runs when a client calls it (`execution.taskSupport` of its definition). */
 export type TaskSupport = 'forbidden' | 'optional' | 'required'
+/** When a task call becomes a task: see `ToolExecution.taskStart`. */
+export type TaskStart = 'call' | 'handler'
 
 /** One server-to-client request a task waits for (`elicitation/create`, `sampling/createMessage`, `roots/list`). */
 export interface TaskInputRequest {
