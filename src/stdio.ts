@@ -45,6 +45,7 @@ export class StdioRunner {
   /** Where the throwaway sessions of 2026-07-28 requests write: the same stdout. */
   private readonly modernChannel: SessionChannel = {
     send: (message) => { this.write(JSON.stringify(message)) },
+    sendSerialized: (json) => { this.write(json) },
     close: () => {},
     multiplexed: true
   }

@@ -108,6 +108,8 @@ export class McpCore implements MCPRegistryApi {
     this.changeListeners.add(this.listen)
     this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks }, this.listen)
     this.registry.onChange((kind) => { this.broadcastLocally({ jsonrpc: '2.0', method: LIST_CHANGED_METHODS[kind] }) })
+    // notifications/tasks on the listen streams that listed the task (its changes made in this process).
+    this.tasks.onChange((task) => { this.listen.deliverTask(task) })
   }
 
   /** Adds a receiver of every change event beside the sessions; returns its removal. */

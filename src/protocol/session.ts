@@ -15,10 +15,12 @@ export interface SessionChannel {
    */
   send: (message: JsonRpcMessage, relatedRequestId?: JsonRpcId) => void
   /**
-   * Optional fast path for broadcasts: a message already serialized once for
-   * every session. Transports that frame text (SSE, stdio) implement it.
+   * Optional fast path for broadcasts: a notification already serialized once
+   * for every receiver. `relatedRequestId` as for {@link send} (a listen
+   * stream's changes go on its request's stream). Transports that frame text
+   * (SSE, stdio, Streamable HTTP) implement it.
    */
-  sendSerialized?: (json: string) => void
+  sendSerialized?: (json: string, relatedRequestId?: JsonRpcId) => void
   /** Release the transport's resources (end the stream, drop the socket). */
   close: () => void
   /**
@@ -110,10 +112,10 @@ export class Session {
     this.channel.send(message, relatedRequestId)
   }
 
-  sendSerialized (json: string, message: JsonRpcMessage): void {
+  sendSerialized (json: string, message: JsonRpcMessage | (() => JsonRpcMessage), relatedRequestId?: JsonRpcId): void {
     if (this.state === 'closed') return
-    if (this.channel.sendSerialized !== undefined) this.channel.sendSerialized(json)
-    else this.channel.send(message)
+    if (this.channel.sendSerialized !== undefined) this.channel.sendSerialized(json, relatedRequestId)
+    else this.channel.send(typeof message === 'function' ? message() : message, relatedRequestId)
   }
 
   /** See {@link SessionChannel.multiplexed}. */

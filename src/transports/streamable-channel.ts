@@ -66,13 +66,17 @@ export class StreamableChannel implements SessionChannel {
   // ---- SessionChannel --------------------------------------------------------
 
   send (message: JsonRpcMessage, relatedRequestId?: JsonRpcId): void {
-    const json = JSON.stringify(message)
+    this.route(JSON.stringify(message), message, relatedRequestId)
+  }
+
+  /** `message` is given when it may be the response to `relatedRequestId` (a serialized notification never is). */
+  private route (json: string, message: JsonRpcMessage | undefined, relatedRequestId: JsonRpcId | undefined): void {
     const entry = relatedRequestId === undefined ? undefined : this.requests.get(relatedRequestId)
     if (entry === undefined || relatedRequestId === undefined) {
       this.sendStandalone(json)
       return
     }
-    const final = isResponseTo(message, relatedRequestId)
+    const final = message !== undefined && isResponseTo(message, relatedRequestId)
     let channel = entry.channel
     if (channel === undefined) {
       // The response with nothing before it: the JSON body (the common case, and the cheap one).
@@ -92,7 +96,12 @@ export class StreamableChannel implements SessionChannel {
     if (final) this.complete(relatedRequestId)
   }
 
-  sendSerialized (json: string): void {
+  /** A notification serialized once for many receivers: a broadcast (standalone), a listen stream's change (its request's stream). */
+  sendSerialized (json: string, relatedRequestId?: JsonRpcId): void {
+    if (relatedRequestId !== undefined) {
+      this.route(json, undefined, relatedRequestId)
+      return
+    }
     // Scale-out: only registry changes come here (broadcasts go through the bus); every instance
     // announces its own, so the gateway writes it and nobody else.
     if (this.env.scale !== undefined) this.writeGateway(json, `0_${this.lastLog}_${this.lastFanout}`)

@@ -8,13 +8,20 @@ export interface ListenFilter {
   promptsListChanged?: true
   resourcesListChanged?: true
   resourceSubscriptions?: string[]
+  /** Tasks extension (SEP-2663): `notifications/tasks` for these tasks. */
+  taskIds?: string[]
 }
 
 /** The bounds a filter is checked against: `listen.maxResourceSubscriptions`, and `maxUriBytes` as for every URI a client sends. */
 export interface FilterLimits {
   maxResourceSubscriptions: number
   maxUriBytes: number
+  /** Task ids one stream may list: a principal cannot own more tasks than `tasks.maxTasksPerPrincipal`. */
+  maxTaskIds: number
 }
+
+/** Task ids are server-issued UUIDs; anything longer than the longest id `tasks/get` accepts names no task. */
+const MAX_TASK_ID_LENGTH = 128
 
 const FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const
 /** An absolute URI starts with a scheme; the registry demands the same of resources. */
@@ -58,6 +65,19 @@ export function parseListenFilter (params: Record<string, unknown>, limits: Filt
     }
     if (unique.size > 0) filter.resourceSubscriptions = [...unique]
   }
+  const taskIds = given.taskIds
+  if (taskIds !== undefined) {
+    if (!Array.isArray(taskIds)) throw invalid('params.notifications.taskIds must be an array of task ids')
+    if (taskIds.length > limits.maxTaskIds) {
+      throw invalid(`params.notifications.taskIds lists ${taskIds.length} tasks; at most ${limits.maxTaskIds} are accepted per stream`)
+    }
+    for (const [index, id] of taskIds.entries()) {
+      if (typeof id !== 'string' || id === '' || id.length > MAX_TASK_ID_LENGTH) {
+        throw invalid(`params.notifications.taskIds[${index}] must be a task id (1 to ${MAX_TASK_ID_LENGTH} characters)`)
+      }
+    }
+    filter.taskIds = [...new Set(taskIds as string[])]
+  }
   return filter
 }
 
@@ -79,6 +99,7 @@ export function honouredFilter (filter: ListenFilter, registry: Registry): Liste
   if (filter.resourcesListChanged === true && hasResources) honoured.resourcesListChanged = true
   const served = (filter.resourceSubscriptions ?? []).filter((uri) => registry.findResource(uri) !== undefined)
   if (served.length > 0) honoured.resourceSubscriptions = served
+  // taskIds are honoured by the listen method, which knows the caller and the task store.
   return honoured
 }
 

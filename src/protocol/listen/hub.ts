@@ -4,7 +4,9 @@ import { ErrorCode, McpError, type JsonRpcId } from '../jsonrpc.js'
 import { principalKey, type Principal } from '../principal.js'
 import type { ListKind } from '../registry.js'
 import type { Session } from '../session.js'
+import { detailedTask, type StoredTask } from '../tasks/types.js'
 import type { ListenFilter } from './filter.js'
+import { listenFrame } from './frame.js'
 import { ACKNOWLEDGED_METHOD, ListenSubscription } from './subscription.js'
 
 /** The bounds of listen streams; see the `listen` options for meaning and defaults. */
@@ -13,6 +15,9 @@ export interface ListenLimits {
   maxStreamsPerPrincipal: number
   maxResourceSubscriptions: number
 }
+
+/** SEP-2663's task status notification. */
+export const TASK_STATUS_METHOD = 'notifications/tasks'
 
 const FLAG_OF: Readonly<Record<ListKind, 'toolsListChanged' | 'resourcesListChanged' | 'promptsListChanged'>> = {
   tools: 'toolsListChanged',
@@ -38,6 +43,7 @@ export class ListenHub implements ChangeListener {
   private readonly perOwner = new Map<string, number>()
   private readonly byList: Readonly<Record<ListKind, Set<ListenSubscription>>> = { tools: new Set(), resources: new Set(), prompts: new Set() }
   private readonly byUri = new Map<string, Set<ListenSubscription>>()
+  private readonly byTask = new Map<string, Set<ListenSubscription>>()
 
   constructor (limits: ListenLimits) {
     this.limits = limits
@@ -69,21 +75,32 @@ export class ListenHub implements ChangeListener {
     for (const list of Object.keys(FLAG_OF) as ListKind[]) {
       if (filter[FLAG_OF[list]] === true) this.byList[list].add(subscription)
     }
-    for (const uri of filter.resourceSubscriptions ?? []) {
-      let set = this.byUri.get(uri)
-      if (set === undefined) this.byUri.set(uri, set = new Set())
-      set.add(subscription)
-    }
+    for (const uri of filter.resourceSubscriptions ?? []) index(this.byUri, uri, subscription)
+    for (const taskId of filter.taskIds ?? []) index(this.byTask, taskId, subscription)
     return subscription
   }
 
   deliver (event: ChangeEvent): number {
     const targets = event.kind === 'list_changed' ? this.byList[event.list] : this.byUri.get(event.uri)
-    if (targets === undefined || targets.size === 0) return 0
     const method = event.kind === 'list_changed' ? LIST_CHANGED_METHODS[event.list] : RESOURCE_UPDATED_METHOD
+    return this.send(targets, method, event.params)
+  }
+
+  /**
+   * `notifications/tasks` (Tasks extension, SEP-2663) to the streams that
+   * listed the task: the whole `DetailedTask`, as `tasks/get` would answer it now.
+   */
+  deliverTask (task: StoredTask): number {
+    const targets = this.byTask.get(task.taskId)
+    return targets === undefined ? 0 : this.send(targets, TASK_STATUS_METHOD, detailedTask(task))
+  }
+
+  private send (targets: Set<ListenSubscription> | undefined, method: string, params: Record<string, unknown> | undefined): number {
+    if (targets === undefined || targets.size === 0) return 0
+    const frame = listenFrame(method, params)
     let reached = 0
     // A copy: a send may cut off a slow client, which ends its subscription and edits the set.
-    for (const subscription of [...targets]) if (subscription.notify(method, event.params)) reached++
+    for (const subscription of [...targets]) if (subscription.notifyFrame(frame)) reached++
     return reached
   }
 
@@ -107,10 +124,19 @@ export class ListenHub implements ChangeListener {
       else this.perOwner.set(owner, held)
     }
     for (const set of Object.values(this.byList)) set.delete(subscription)
-    for (const uri of filter.resourceSubscriptions ?? []) {
-      const set = this.byUri.get(uri)
-      set?.delete(subscription)
-      if (set?.size === 0) this.byUri.delete(uri)
-    }
+    for (const uri of filter.resourceSubscriptions ?? []) unindex(this.byUri, uri, subscription)
+    for (const taskId of filter.taskIds ?? []) unindex(this.byTask, taskId, subscription)
   }
+}
+
+function index (map: Map<string, Set<ListenSubscription>>, key: string, subscription: ListenSubscription): void {
+  let set = map.get(key)
+  if (set === undefined) map.set(key, set = new Set())
+  set.add(subscription)
+}
+
+function unindex (map: Map<string, Set<ListenSubscription>>, key: string, subscription: ListenSubscription): void {
+  const set = map.get(key)
+  set?.delete(subscription)
+  if (set?.size === 0) map.delete(key)
 }

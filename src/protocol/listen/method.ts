@@ -1,11 +1,15 @@
 import { kAfterAnswer, type MethodHandler } from '../methods/types.js'
 import { honouredFilter, isEmptyFilter, parseListenFilter } from './filter.js'
 import { SUBSCRIPTION_ID_META } from './subscription.js'
+import { clientDeclaresTasks, missingTasksCapability } from '../tasks/methods.js'
+import { ownerKey } from '../tasks/owner.js'
 
 /**
  * `subscriptions/listen` (MCP 2026-07-28 only: listed in `modern/methods.ts`): a request that stays open. The
  * acknowledgement goes out first, then the changes its filter asked for, each
- * stamped with the subscription id (the request id). The handler's promise
+ * stamped with the subscription id (the request id). With the Tasks extension
+ * the filter may list `taskIds`: the caller's own tasks among them get
+ * `notifications/tasks` on every status change made in this process. The handler's promise
  * settles only when the stream ends:
  *
  * - the client ends it (closes the HTTP stream, or sends `notifications/cancelled`
@@ -20,9 +24,17 @@ import { SUBSCRIPTION_ID_META } from './subscription.js'
  *   message (a cancel for a request already answered is to be ignored).
  *   Over HTTP the result ends the request's own stream and nothing follows it.
  */
-export const listen: MethodHandler = async (params, { session, ctx, registry, limits, listen: hub }) => {
-  const bounds = { maxResourceSubscriptions: hub.limits.maxResourceSubscriptions, maxUriBytes: limits.maxUriBytes }
-  const filter = honouredFilter(parseListenFilter(params, bounds), registry)
+export const listen: MethodHandler = async (params, { session, ctx, registry, limits, listen: hub, tasks }) => {
+  const bounds = { maxResourceSubscriptions: hub.limits.maxResourceSubscriptions, maxUriBytes: limits.maxUriBytes, maxTaskIds: tasks.maxTasksPerOwner }
+  const asked = parseListenFilter(params, bounds)
+  const filter = honouredFilter(asked, registry)
+  if (asked.taskIds !== undefined) {
+    // SEP-2663: task notifications are for clients that declared the extension (MUST -32021 otherwise).
+    if (!clientDeclaresTasks(session)) throw missingTasksCapability('notifications/tasks (params.notifications.taskIds)')
+    // Only the caller's own tasks: anyone else's id is left out, exactly as an id that never existed.
+    const owned = await tasks.owned(asked.taskIds, ownerKey(ctx.auth))
+    if (owned.length > 0) filter.taskIds = owned
+  }
   const subscription = hub.open(session, ctx.requestId, filter)
   if (isEmptyFilter(filter)) subscription.finish()
   else if (ctx.aborted) subscription.drop()

@@ -1,6 +1,7 @@
-import type { JsonRpcId } from '../jsonrpc.js'
+import type { JsonRpcId, JsonRpcMessage } from '../jsonrpc.js'
 import type { Session } from '../session.js'
 import type { ListenFilter } from './filter.js'
+import type { ListenFrame } from './frame.js'
 
 /** `_meta` key naming the listen stream a message belongs to; its value is the listen request's id. */
 export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId'
@@ -65,6 +66,14 @@ export class ListenSubscription {
   notify (method: string, params?: Record<string, unknown>): boolean {
     if (!this.open) return false
     this.session.send({ jsonrpc: '2.0', method, params: stampSubscriptionId(params, this.id) }, this.id)
+    return true
+  }
+
+  /** Sends one notification serialized once for every stream it goes to (see `frame.ts`); false once ended. */
+  notifyFrame (frame: ListenFrame): boolean {
+    if (!this.open) return false
+    const json = frame(this.id)
+    this.session.sendSerialized(json, () => JSON.parse(json) as JsonRpcMessage, this.id)
     return true
   }
 

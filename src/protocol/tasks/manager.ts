@@ -66,6 +66,17 @@ export class TaskManager {
     return this.running.size
   }
 
+  /** The most tasks one owner may hold: the longest list of task ids worth listening to. */
+  get maxTasksPerOwner (): number {
+    return this.options.limits.maxTasksPerOwner
+  }
+
+  /** The ids among `taskIds` that name a task of `owner` (a listen filter's `taskIds`). */
+  async owned (taskIds: readonly string[], owner: string): Promise<string[]> {
+    const found = await Promise.all(taskIds.map(async (taskId) => await this.options.store.get(taskId, owner)))
+    return taskIds.filter((_taskId, index) => found[index] !== undefined)
+  }
+
   /**
    * Called with the task after every change this process makes (status,
    * input requests, result). For `notifications/tasks` on listen streams.
