@@ -24,9 +24,10 @@ export type MCPPluginOptions = PluginOptions & { prefix?: string }
 const mcpPlugin: FastifyPluginAsync<MCPPluginOptions> = async (fastify, rawOptions) => {
   // Fastify's own register keys (prefix, logLevel, logSerializers) are not ours to validate.
   const options = resolvePluginOptions(rawOptions)
-  const core = new McpCore({ ...options, logger: fastify.log })
-  await startScaleOut(fastify, options)
-  await mountMcp(fastify, core, options, rawOptions.prefix)
+  // Scale-out first: its shared task store goes into the core (unless the app brought its own).
+  const engine = await startScaleOut(fastify, options)
+  const core = new McpCore({ ...options, taskStore: options.taskStore ?? engine?.tasks, logger: fastify.log })
+  await mountMcp(fastify, core, options, rawOptions.prefix, engine)
 }
 
 /** `fastify.register(mcp, options)`: MCP over HTTP inside any Fastify 5 app. */

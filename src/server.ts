@@ -12,6 +12,7 @@ import type { Registration } from './protocol/registry.js'
 import { mountMcp, startScaleOut } from './mount.js'
 import type { ServerOptions } from './schemas/config.js'
 import { pluginOptionsOf, resolveServerOptions, type ResolvedAuthOptions, type ResolvedServerOptions } from './schemas/resolve.js'
+import { TaskStoreSlot } from './scale/task-store-slot.js'
 import { StdioRunner } from './stdio.js'
 import { sendTransportError } from './transports/replies.js'
 
@@ -57,11 +58,15 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
   private stdio: StdioRunner | undefined
   private app: FastifyInstance | undefined
   private stopping: Promise<void> | undefined
+  private readonly taskSlot: TaskStoreSlot | undefined
 
   constructor (options?: O) {
     this.options = resolveServerOptions(options)
     const logger = createStderrLogger(this.options.logLevel)
-    this.core = new McpCore({ ...this.options, logger })
+    // Scale-out keeps tasks in Redis, which start() connects: the core gets a slot filled then.
+    const { transport } = this.options
+    if (transport.type === 'sse' && transport.options.scaleOut !== undefined && this.options.taskStore === undefined) this.taskSlot = new TaskStoreSlot()
+    this.core = new McpCore({ ...this.options, taskStore: this.options.taskStore ?? this.taskSlot, logger })
   }
 
   tool<I extends TSchema | JsonSchema, O extends TSchema | JsonSchema> (definition: ToolDefinition<I, O>, handler: ToolHandler<ArgsOf<I>>): Registration {
@@ -150,9 +155,10 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
     this.app = app
     // Fastify's own 404 quotes the URL in its answer and its log line, a credential included.
     app.setNotFoundHandler(async (_request, reply) => sendTransportError(reply, new NotFoundError()))
-    await startScaleOut(app, options)
+    const engine = await startScaleOut(app, options)
+    if (engine !== undefined) this.taskSlot?.fill(engine.tasks)
     // What was registered on this server is what its routes serve: its own core, mounted directly.
-    await mountMcp(app, this.core, options)
+    await mountMcp(app, this.core, options, undefined, engine)
     try {
       await app.listen({ port, host })
     } catch (error) {

@@ -239,6 +239,8 @@ export class RedisBus implements Bus {
     const sender = `${channel}|${envelope.from}|${boot}`
     if (seq <= (this.seen.get(sender) ?? 0)) return
     this.seen.set(sender, seq)
+    // A sender is alive, even if it started after our last heartbeat read the live set.
+    this.live.add(envelope.from)
     for (const handler of this.handlers[channel]) {
       try {
         handler(envelope)
