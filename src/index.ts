@@ -19,7 +19,7 @@ export type { Static, TSchema } from '@sinclair/typebox'
 export { ServerOptionsSchema, PluginOptionsSchema } from './schemas/config.js'
 export type {
   ServerOptions, PluginOptions, TransportOptions, HttpTransportOptions, CorsOptions,
-  AuthOptions, JwtAuthOptions, ApiKeyAuthOptions, OAuthAuthOptions, JwtAlgorithm, CacheOptions, CacheHint
+  AuthOptions, JwtAuthOptions, ApiKeyAuthOptions, OAuthAuthOptions, JwtAlgorithm, CacheOptions, CacheHint, TelemetryOptions
 } from './schemas/config.js'
 // Scale-out (several instances on Redis): its options, and the shape of an ioredis client it accepts.
 export type { ScaleOutOptions } from './schemas/scale.js'

@@ -49,6 +49,7 @@ const SERVER_DEFAULTS = {
   cache: { ttlMs: 0, scope: 'private' },
   tasks: TASK_DEFAULTS,
   requestState: { ttlMs: 600000, maxBytes: 65536 },
+  telemetry: { enabled: true },
   ...LISTEN_DEFAULTS
 }
 
@@ -242,6 +243,7 @@ t.test('plugin options: Fastify register keys stripped, port and host refused', 
   t.same(resolved, {
     ...routeDefaults,
     ...LISTEN_DEFAULTS,
+    telemetry: { enabled: true },
     name: 'weather',
     version: '0.0.0',
     pageSize: 100,

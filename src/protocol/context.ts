@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api'
 import type { JsonRpcId } from './jsonrpc.js'
 import type { Principal } from './principal.js'
 import type { LogLevel } from './session.js'
@@ -68,4 +69,12 @@ export interface HandlerContext {
    * already did), false when it goes on inside the call (any other request).
    */
   startTask: () => Promise<boolean>
+  /**
+   * The OpenTelemetry SERVER span of this request (`tools/call {tool}`...), to add attributes or
+   * events: `ctx.span.setAttribute('app.city', city)`. The handler also runs with this span
+   * active, so `trace.getActiveSpan()` and `tracer.startActiveSpan()` give it or a child of it
+   * (with the SDK's context manager registered, as `NodeTracerProvider.register()` does). A
+   * non-recording span, cheap to call, when no SDK is registered or telemetry is off.
+   */
+  span: Span
 }

@@ -19,6 +19,7 @@ import type { Session } from './session.js'
 import { TaskManager } from './tasks/manager.js'
 import { MemoryTaskStore } from './tasks/memory-store.js'
 import { TASK_DEFAULTS, type TaskStore } from './tasks/types.js'
+import { Telemetry, type NetworkPeer, type TelemetrySettings } from '../telemetry/index.js'
 
 /** The registry API shared by `MCPServer` and `app.mcp`. */
 export interface MCPRegistryApi {
@@ -65,6 +66,8 @@ export interface CoreOptions extends Partial<ProtocolLimits> {
   requestState?: RequestStateOptions | undefined
   /** Bounds of listen streams; the schema defaults when absent. */
   listen?: Readonly<ListenLimits> | undefined
+  /** OpenTelemetry spans and metrics; default on (they cost nothing until an SDK is registered). */
+  telemetry?: Readonly<TelemetrySettings> | undefined
 }
 
 /**
@@ -92,6 +95,8 @@ export class McpCore implements MCPRegistryApi {
    * same registrations and announces them to what it holds.
    */
   relay: ChangeRelay | undefined
+  /** Spans and metrics (MCP semantic conventions); transports report refusals through it. */
+  readonly telemetry: Telemetry
 
   constructor (options: CoreOptions) {
     this.modern = modernSettings(options)
@@ -106,7 +111,12 @@ export class McpCore implements MCPRegistryApi {
     })
     this.listen = new ListenHub({ ...LISTEN_DEFAULTS, ...options.listen })
     this.changeListeners.add(this.listen)
-    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks }, this.listen)
+    this.telemetry = new Telemetry(options.telemetry ?? { enabled: true }, {
+      knows: (kind, name) => (kind === 'tool' ? this.registry.tools : this.registry.prompts).has(name),
+      sessions: () => this.sessions.size
+    })
+    this.telemetry.countStreams('listen', () => this.listen.size)
+    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry }, this.listen)
     this.registry.onChange((kind) => { this.broadcastLocally({ jsonrpc: '2.0', method: LIST_CHANGED_METHODS[kind] }) })
     // notifications/tasks on the listen streams that listed the task (its changes made in this process).
     this.tasks.onChange((task) => { this.listen.deliverTask(task) })
@@ -136,8 +146,13 @@ export class McpCore implements MCPRegistryApi {
     session.close('request answered')
   }
 
-  /** Tracks a session until it closes. */
-  addSession (session: Session): void {
+  /**
+   * Tracks a session until it closes. `peer`, for telemetry: the HTTP request that opened it,
+   * undefined on stdio, null for a session opened on another instance (scale-out), whose
+   * duration is not this instance's to record.
+   */
+  addSession (session: Session, peer?: NetworkPeer | null): void {
+    if (peer !== null) this.telemetry.trackSession(session, peer)
     this.sessions.set(session.id, session)
     session.onClose(() => { this.sessions.delete(session.id) })
   }

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, failure, success, type ClassifiedMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from './jsonrpc.js'
+import { ErrorCode, McpError, failure, success, type ClassifiedMessage, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from './jsonrpc.js'
 import { complete } from './methods/completion.js'
 import { initialize, ping, setLevel } from './methods/lifecycle.js'
 import { getPrompt, listPrompts } from './methods/prompts.js'
@@ -16,6 +16,7 @@ import type { Registry } from './registry.js'
 import { RequestContext } from './request-context.js'
 import type { Session } from './session.js'
 import type { TaskManager } from './tasks/manager.js'
+import type { NetworkPeer, ServerOperation, Telemetry } from '../telemetry/index.js'
 
 const METHODS = new Map<string, MethodHandler>([
   ['initialize', initialize],
@@ -42,6 +43,8 @@ export interface DispatcherOptions extends ServerIdentity, Partial<ProtocolLimit
   tasks: TaskManager
   /** `requestState` signing of 2026-07-28 multi-round-trip requests; every field has a default. */
   requestState?: RequestStateOptions | undefined
+  /** Spans and metrics of each message; absent = none. */
+  telemetry?: Telemetry | undefined
 }
 
 /**
@@ -69,13 +72,18 @@ export class Dispatcher {
    * the caller verified for the transport request that carried this message (undefined without
    * auth): handlers see it as `ctx.auth`. It is not the session's: a session stays bound to the
    * identity that opened it, while each request may come with another credential of that identity
-   * (fewer scopes, a refreshed token).
+   * (fewer scopes, a refreshed token). `peer` is the HTTP request that carried it (undefined on
+   * stdio), read by telemetry only.
    */
-  async dispatch (session: Session, classified: ClassifiedMessage, principal: Principal | undefined): Promise<void> {
+  async dispatch (session: Session, classified: ClassifiedMessage, principal: Principal | undefined, peer?: NetworkPeer): Promise<void> {
     session.lastActivity = Date.now()
+    // Undefined, at the cost of two provider lookups, unless an OpenTelemetry SDK is registered.
+    const operation = this.options.telemetry?.begin(session, classified, peer)
+    if (operation !== undefined) return await this.dispatchObserved(session, classified, principal, operation)
     switch (classified.kind) {
       case 'request':
-        return await this.handleRequest(session, classified.message, principal)
+        await this.handleRequest(session, classified.message, principal, undefined)
+        return
       case 'notification':
         return this.handleNotification(session, classified.message)
       case 'response':
@@ -86,42 +94,53 @@ export class Dispatcher {
     }
   }
 
-  private async handleRequest (session: Session, request: JsonRpcRequest, principal: Principal | undefined): Promise<void> {
+  /** The same as {@link dispatch}'s plain path, inside the operation's span and timing. */
+  private async dispatchObserved (session: Session, classified: ClassifiedMessage, principal: Principal | undefined, operation: ServerOperation): Promise<void> {
+    if (classified.kind === 'request') {
+      const response = await operation.run(async () => await this.handleRequest(session, classified.message, principal, operation))
+      operation.end(response, response === undefined)
+    } else if (classified.kind === 'notification') {
+      operation.run(() => { this.handleNotification(session, classified.message) })
+      operation.end(undefined, false)
+    }
+  }
+
+  /** Answers one request; returns the answer sent, or undefined when none was (cancelled, session closed). */
+  private async handleRequest (session: Session, request: JsonRpcRequest, principal: Principal | undefined, operation: ServerOperation | undefined): Promise<JsonRpcMessage | undefined> {
     // A modern session was admitted by the ladder (protocol/modern/ladder.ts) and is ready by construction.
     const modern = session.era === 'modern'
     const method = (modern ? MODERN_METHODS : METHODS).get(request.method)
     if (method === undefined) {
-      session.send(failure(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method.slice(0, 128)}`), request.id)
-      return
+      return answer(session, failure(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method.slice(0, 128)}`), request.id)
     }
     if (session.state === 'new' && !BEFORE_INITIALIZE.has(request.method)) {
-      session.send(failure(request.id, ErrorCode.InvalidRequest, 'The session is not initialized: send initialize first'), request.id)
-      return
+      return answer(session, failure(request.id, ErrorCode.InvalidRequest, 'The session is not initialized: send initialize first'), request.id)
     }
     const max = this.limits.maxInflightRequests
     if (session.inflightCount >= max) {
       // Refused before anything is allocated for it: one client must not pile up handlers without bound.
-      session.send(failure(request.id, ErrorCode.InvalidRequest, `Too many requests in flight on this session (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max }), request.id)
-      return
+      this.options.telemetry?.limitRefusal('maxInflightRequests')
+      return answer(session, failure(request.id, ErrorCode.InvalidRequest, `Too many requests in flight on this session (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max }), request.id)
     }
     const params = request.params ?? {}
     const inflight = session.beginRequest(request.id)
     const meta = params._meta as Record<string, unknown> | undefined
     const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs, principal)
+    if (operation !== undefined) ctx.observe(operation)
     const env: MethodEnv = { registry: this.registry, session, ctx, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks, requestState: this.requestState, listen: this.listen }
     try {
       const result = await method(params, env)
       // A cancelled request gets no answer (MCP cancellation); a closed session cannot take one.
-      if (!inflight.aborted) {
-        session.send(success(request.id, modern ? shapeModernResult(request.method, result, this.options.modern) : result), request.id)
-        const after = (result as { [kAfterAnswer]?: JsonRpcMessage[] })[kAfterAnswer]
-        if (after !== undefined) for (const message of after) session.send(message, request.id)
-        // An input_required answer ends this request: whatever the handler left running stops (its
-        // retry is another request, which runs the handler again).
-        if (modern && result.resultType === 'input_required') inflight.abort(new InputRequiredError())
-      }
+      if (inflight.aborted) return undefined
+      const response = answer(session, success(request.id, modern ? shapeModernResult(request.method, result, this.options.modern) : result), request.id)
+      const after = (result as { [kAfterAnswer]?: JsonRpcMessage[] })[kAfterAnswer]
+      if (after !== undefined) for (const message of after) session.send(message, request.id)
+      // An input_required answer ends this request: whatever the handler left running stops (its
+      // retry is another request, which runs the handler again).
+      if (modern && result.resultType === 'input_required') inflight.abort(new InputRequiredError())
+      return response
     } catch (error) {
-      if (!inflight.aborted) session.send(this.toFailure(request, error, session), request.id)
+      return inflight.aborted ? undefined : answer(session, this.toFailure(request, error, session), request.id)
     } finally {
       session.endRequest(request.id, inflight)
     }
@@ -143,4 +162,10 @@ export class Dispatcher {
     }
     // notifications/initialized, roots/list_changed, progress: nothing to do; unknown ones are ignored as JSON-RPC requires.
   }
+}
+
+/** Sends `response` and returns it, for telemetry to read what the request ended with. */
+function answer (session: Session, response: JsonRpcMessage, id: JsonRpcId): JsonRpcMessage {
+  session.send(response, id)
+  return response
 }

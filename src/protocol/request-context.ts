@@ -7,6 +7,8 @@ import type { Principal } from './principal.js'
 import type { TaskContext } from './tasks/task-context.js'
 import { LOG_LEVELS, type LogLevel, type Session } from './session.js'
 import { LATEST_PROTOCOL_VERSION, supports } from './versions.js'
+import type { Span } from '@opentelemetry/api'
+import { NOOP_SPAN, tracedClientRequest, type ServerOperation } from '../telemetry/index.js'
 
 /**
  * The `ctx` handed to handlers. A class rather than an object of closures so
@@ -36,6 +38,8 @@ export class RequestContext implements HandlerContext {
   private readonly inflight: InflightRequest
   private readonly requestTimeoutMs: number
   private lastProgress = -Infinity
+  /** The request's telemetry, when an OpenTelemetry SDK listens; see {@link observe}. */
+  private operation: ServerOperation | undefined
 
   constructor (session: Session, requestId: JsonRpcId, inflight: InflightRequest, meta: Record<string, unknown> | undefined, requestTimeoutMs: number, auth: Principal | undefined) {
     this.sessionRef = session
@@ -44,6 +48,16 @@ export class RequestContext implements HandlerContext {
     this.inflight = inflight
     this.meta = meta
     this.requestTimeoutMs = requestTimeoutMs
+  }
+
+  /** Attaches the request's telemetry: its span becomes `ctx.span`, server-to-client requests get CLIENT spans. */
+  observe (operation: ServerOperation): void {
+    this.operation = operation
+  }
+
+  /** The request's SERVER span; a non-recording span when no tracer is active. */
+  get span (): Span {
+    return this.operation?.span ?? NOOP_SPAN
   }
 
   /** Created on first read: most handlers never need one. */
@@ -128,11 +142,12 @@ export class RequestContext implements HandlerContext {
     if (this.sessionRef.clientCapabilities[capability] === undefined) {
       return Promise.reject(new McpError(ErrorCode.MethodNotFound, `The client does not support ${capability}`))
     }
-    return this.sessionRef.request(method, params, {
-      timeoutMs: options.timeoutMs ?? this.requestTimeoutMs,
-      signal: options.signal ?? this.signal,
-      relatedRequestId: this.requestId
-    })
+    const timeoutMs = options.timeoutMs ?? this.requestTimeoutMs
+    const signal = options.signal ?? this.signal
+    if (this.operation === undefined) return this.sessionRef.request(method, params, { timeoutMs, signal, relatedRequestId: this.requestId })
+    const session = this.sessionRef
+    return tracedClientRequest(this.operation, method, params, async (traced, onId) =>
+      await session.request(method, traced, { timeoutMs, signal, relatedRequestId: this.requestId, onId }))
   }
 }
 

@@ -85,6 +85,8 @@ export class Session {
    * name this instance (`s.{instance}.`), so a client's reply landing elsewhere finds its way back.
    */
   requestIdPrefix = 'srv-'
+  /** Why the session closed (`slow consumer: ...`, `idle timeout`...); undefined while open. */
+  closeReason: string | undefined
 
   private readonly channel: SessionChannel
   private readonly inflight = new Map<JsonRpcId, InflightRequest>()
@@ -158,10 +160,11 @@ export class Session {
    * Sends a server-to-client request (sampling, elicitation, roots) and waits
    * for the client's answer on this session.
    */
-  request (method: string, params: Record<string, unknown> | undefined, options: { timeoutMs: number, signal?: AbortSignal, relatedRequestId?: JsonRpcId }): Promise<Record<string, unknown>> {
+  request (method: string, params: Record<string, unknown> | undefined, options: { timeoutMs: number, signal?: AbortSignal, relatedRequestId?: JsonRpcId, onId?: (id: JsonRpcId) => void }): Promise<Record<string, unknown>> {
     if (this.state === 'closed') return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Session closed'))
     options.signal?.throwIfAborted()
     const id = `${this.requestIdPrefix}${this.nextOutgoingId++}`
+    options.onId?.(id)
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
         this.settleOutgoing(id)?.reject(new McpError(ErrorCode.InvalidRequest, 'Request cancelled'))
@@ -201,6 +204,7 @@ export class Session {
   close (reason = 'session closed'): void {
     if (this.state === 'closed') return
     this.state = 'closed'
+    this.closeReason = reason
     // An error captures a stack trace: build it only when something waits (closing 10,000 idle sessions need not).
     if (this.inflight.size > 0 || this.outgoing.size > 0) {
       const abortReason = new McpError(ErrorCode.ConnectionClosed, reason)

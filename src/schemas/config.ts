@@ -5,6 +5,7 @@ import { REQUEST_STATE_DEFAULTS } from '../protocol/modern/request-state.js'
 import { TASK_DEFAULTS, type TaskStore } from '../protocol/tasks/types.js'
 import { JWT_ALGORITHMS } from './algorithms.js'
 import { ScaleOutOptionsSchema } from './scale.js'
+import type { MeterProvider, TracerProvider } from '@opentelemetry/api'
 
 // The schemas state shape, type, range and default. Checks that span several fields or that need a
 // human explanation (weak secrets, algorithm confusion, https outside loopback...) live in
@@ -299,6 +300,28 @@ export const RequestStateOptionsSchema = Type.Object({
 }, { ...strict, default: {} })
 export type RequestStateOptions = Static<typeof RequestStateOptionsSchema>
 
+/**
+ * OpenTelemetry spans and metrics, following the MCP semantic conventions. Recorded through
+ * `@opentelemetry/api`: nothing happens (and nothing is allocated) until the application
+ * registers an SDK, or passes providers here.
+ */
+export const TelemetryOptionsSchema = Type.Object({
+  /**
+   * False: no spans and no metrics from this server, whatever SDK the application registered.
+   * Default true (active as soon as an SDK is registered; free until then).
+   */
+  enabled: Type.Optional(Type.Boolean({ default: true })),
+  /**
+   * The tracer provider to record spans with, instead of the global one (`trace.getTracerProvider()`).
+   * Used as given, never copied. Default: the global provider, looked up on each message so that
+   * an SDK registered after the server was built is used.
+   */
+  tracerProvider: Type.Optional(Type.Unsafe<TracerProvider>({})),
+  /** The meter provider to record metrics with, instead of the global one (`metrics.getMeterProvider()`). Used as given. */
+  meterProvider: Type.Optional(Type.Unsafe<MeterProvider>({}))
+}, { ...strict, default: {} })
+export type TelemetryOptions = Static<typeof TelemetryOptionsSchema>
+
 // Identity and protocol settings shared by MCPServer and the plugin.
 const serverProperties = {
   /** Server name reported to clients in `initialize`. Default `fastify-mcp-server`. */
@@ -348,7 +371,9 @@ const serverProperties = {
   /** Signing of the `requestState` of 2026-07-28 multi-round-trip requests; every field has a default. */
   requestState: Type.Optional(RequestStateOptionsSchema),
   /** Bounds of `subscriptions/listen` streams (MCP 2026-07-28); every field has a default. */
-  listen: Type.Optional(ListenOptionsSchema)
+  listen: Type.Optional(ListenOptionsSchema),
+  /** OpenTelemetry traces and metrics (MCP semantic conventions); see the README, "Observability". */
+  telemetry: Type.Optional(TelemetryOptionsSchema)
 }
 
 export const ServerOptionsSchema = Type.Object({

@@ -4,7 +4,7 @@ import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value'
 import {
   ENDPOINT_PATTERN, HEADER_TOKEN_PATTERN, ORIGIN_PATTERN, PluginOptionsSchema, QUERY_PARAM_PATTERN, ServerOptionsSchema,
   type ApiKeyAuthOptions, type HttpTransportOptions, type JwtAuthOptions, type ListenOptions, type OAuthAuthOptions,
-  type PluginOptions, type ServerOptions, type TasksOptions
+  type PluginOptions, type ServerOptions, type TasksOptions, type TelemetryOptions
 } from './config.js'
 import type { TaskStore } from '../protocol/tasks/types.js'
 import { describeValue, isRecord, join, LIVE_REDIS_CLIENT, pluginRules, serverRules, type OptionsProblem } from './rules.js'
@@ -37,13 +37,16 @@ type MutableHttp = Filled<Omit<HttpTransportOptions, 'auth' | 'scaleOut'>, Route
 
 export type ResolvedHttpTransportOptions = DeepReadonly<MutableHttp>
 type ResolvedTasks = { tasks: Required<TasksOptions> }
-/** The task store is the caller's live object: passed through as it is, never frozen. */
-type LiveStore = { taskStore?: TaskStore }
+/**
+ * The task store and the telemetry providers are the caller's live objects: passed through as
+ * they are, never cloned or frozen.
+ */
+type LiveStore = { taskStore?: TaskStore, telemetry: Readonly<{ enabled: boolean } & Omit<TelemetryOptions, 'enabled'>> }
 export type ResolvedServerOptions = DeepReadonly<
-  Filled<Omit<ServerOptions, 'transport' | 'tasks' | 'taskStore' | 'listen'>, Exclude<IdentityDefaults, 'tasks'> | 'maxMessageBytes' | 'logLevel'> &
+  Filled<Omit<ServerOptions, 'transport' | 'tasks' | 'taskStore' | 'listen' | 'telemetry'>, Exclude<IdentityDefaults, 'tasks'> | 'maxMessageBytes' | 'logLevel'> &
   ResolvedTasks & ListenFilled & { transport: { type: 'stdio' } | { type: 'sse', options: MutableHttp } }> & LiveStore
 export type ResolvedPluginOptions = DeepReadonly<
-  Filled<Omit<PluginOptions, 'auth' | 'tasks' | 'taskStore' | 'listen' | 'scaleOut'>, Exclude<IdentityDefaults, 'tasks'> | RouteDefaults> &
+  Filled<Omit<PluginOptions, 'auth' | 'tasks' | 'taskStore' | 'listen' | 'scaleOut' | 'telemetry'>, Exclude<IdentityDefaults, 'tasks'> | RouteDefaults> &
   ResolvedTasks & ListenFilled & { auth?: ResolvedAuthOptions, scaleOut?: ResolvedScaleOutOptions }> & LiveStore
 
 /** Fastify reads these from the register options itself; they are not ours to validate. */
@@ -56,19 +59,21 @@ const FASTIFY_REGISTER_KEYS = ['prefix', 'logLevel', 'logSerializers']
  */
 export function resolveServerOptions (input: unknown): ResolvedServerOptions {
   const { value: withoutTasks, store } = withoutStore(input)
-  const { value, client } = withoutClient(withoutTasks, SERVER_REDIS)
-  const rules = (v: unknown): OptionsProblem[] => [...serverRules(v), ...storeRules(store), ...clientRules(client, SERVER_REDIS)]
-  return withStore(withClient(resolve(ServerOptionsSchema, Value.Clone(value), rules), SERVER_REDIS, client), store) as ResolvedServerOptions
+  const { value: withoutRedis, client } = withoutClient(withoutTasks, SERVER_REDIS)
+  const { value, providers } = withoutProviders(withoutRedis)
+  const rules = (v: unknown): OptionsProblem[] => [...serverRules(v), ...storeRules(store), ...clientRules(client, SERVER_REDIS), ...providerRules(providers)]
+  return withLive(withClient(resolve(ServerOptionsSchema, Value.Clone(value), rules), SERVER_REDIS, client), store, providers) as ResolvedServerOptions
 }
 
 /** Same as {@link resolveServerOptions} for `fastify.register(mcp, options)`. */
 export function resolvePluginOptions (input: unknown): ResolvedPluginOptions {
   const { value: withoutTasks, store } = withoutStore(input)
-  const { value: original, client } = withoutClient(withoutTasks, PLUGIN_REDIS)
+  const { value: withoutRedis, client } = withoutClient(withoutTasks, PLUGIN_REDIS)
+  const { value: original, providers } = withoutProviders(withoutRedis)
   const value: unknown = Value.Clone(original)
   if (isRecord(value)) for (const key of FASTIFY_REGISTER_KEYS) delete value[key]
-  const rules = (v: unknown): OptionsProblem[] => [...pluginRules(v), ...storeRules(store), ...clientRules(client, PLUGIN_REDIS)]
-  return withStore(withClient(resolve(PluginOptionsSchema, value, rules), PLUGIN_REDIS, client), store) as ResolvedPluginOptions
+  const rules = (v: unknown): OptionsProblem[] => [...pluginRules(v), ...storeRules(store), ...clientRules(client, PLUGIN_REDIS), ...providerRules(providers)]
+  return withLive(withClient(resolve(PluginOptionsSchema, value, rules), PLUGIN_REDIS, client), store, providers) as ResolvedPluginOptions
 }
 
 /** Where an ioredis client given as `scaleOut.redis` sits in each kind of options. */
@@ -136,8 +141,35 @@ function storeRules (store: unknown): OptionsProblem[] {
   return [{ path: 'taskStore', message: `expected a TaskStore, an object with the methods ${STORE_METHODS.join(', ')}; missing: ${missing.join(', ')}` }]
 }
 
-function withStore (resolved: unknown, store: unknown): unknown {
-  return store === undefined ? resolved : Object.freeze({ ...(resolved as object), taskStore: store })
+type Providers = Partial<Record<'tracerProvider' | 'meterProvider', unknown>>
+const PROVIDER_METHODS = { tracerProvider: 'getTracer', meterProvider: 'getMeter' } as const
+
+/** `telemetry.tracerProvider` / `meterProvider`, taken out like `taskStore` (an SDK object must not be cloned or frozen). */
+function withoutProviders (input: unknown): { value: unknown, providers: Providers } {
+  if (!isRecord(input) || !isRecord(input.telemetry)) return { value: input, providers: {} }
+  const { tracerProvider, meterProvider, ...telemetry } = input.telemetry
+  const providers: Providers = {}
+  if (tracerProvider !== undefined) providers.tracerProvider = tracerProvider
+  if (meterProvider !== undefined) providers.meterProvider = meterProvider
+  return { value: { ...input, telemetry }, providers }
+}
+
+function providerRules (providers: Providers): OptionsProblem[] {
+  const problems: OptionsProblem[] = []
+  for (const key of ['tracerProvider', 'meterProvider'] as const) {
+    if (!(key in providers)) continue
+    const provider = providers[key]
+    const method = PROVIDER_METHODS[key]
+    if ((isRecord(provider) || typeof provider === 'function') && typeof (provider as Record<string, unknown>)[method] === 'function') continue
+    problems.push({ path: `telemetry.${key}`, message: `expected an OpenTelemetry ${key === 'tracerProvider' ? 'TracerProvider' : 'MeterProvider'}, an object with a ${method}() method, got ${describeValue(provider, `telemetry.${key}`)}` })
+  }
+  return problems
+}
+
+function withLive (resolved: unknown, store: unknown, providers: Providers): unknown {
+  const result = resolved as Record<string, unknown>
+  const telemetry = Object.freeze({ ...(result.telemetry as object), ...providers })
+  return Object.freeze({ ...result, telemetry, ...(store === undefined ? {} : { taskStore: store }) })
 }
 
 /**

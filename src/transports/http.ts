@@ -65,7 +65,10 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
   // The resolved options are deep-readonly; the auth seam takes the same shape, minus the readonly marks.
   const authOptions = options.auth as ResolvedAuthOptions | undefined
   const cors = options.cors === undefined ? undefined : createCorsPolicy(options.cors.allowOrigins, authOptions)
-  const auth = await createAuthGuard(authOptions, { endpoints: endpoints.map(url) })
+  const auth = await createAuthGuard(authOptions, {
+    endpoints: endpoints.map(url),
+    onFailure: (method, reason) => { core.telemetry.authFailure(method, reason) }
+  })
 
   const hooks: onRequestHookHandler[] = [guard]
   if (cors !== undefined) hooks.push(cors.onRequest)
@@ -77,6 +80,7 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
   cors?.registerPreflight(app, endpoints, routeOptions([guard]))
 
   const streams = new StreamSet(options.keepAliveIntervalMs)
+  core.telemetry.countStreams('sse', () => streams.size)
   // Scale-out: idle expiry is the store's TTL, and the node evicts what is idle here.
   const stopSweep = scale === undefined ? startIdleSweep(core, options.idleTimeoutMs) : () => {}
   const limits = new SessionLimits(core, options)

@@ -44,9 +44,15 @@ export class SessionLimits {
    * when this client holds its share already. Returns the client, for {@link track}.
    */
   admit (request: FastifyRequest): string {
-    if (this.core.sessionCount >= this.options.maxSessions) throw new AtCapacityError()
+    if (this.core.sessionCount >= this.options.maxSessions) {
+      this.core.telemetry.limitRefusal('maxSessions')
+      throw new AtCapacityError()
+    }
     const client = clientOf(request)
-    if ((this.perClient.get(client) ?? 0) >= this.options.maxSessionsPerClient) throw new SessionQuotaError()
+    if ((this.perClient.get(client) ?? 0) >= this.options.maxSessionsPerClient) {
+      this.core.telemetry.limitRefusal('maxSessionsPerClient')
+      throw new SessionQuotaError()
+    }
     return client
   }
 

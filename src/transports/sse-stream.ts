@@ -134,6 +134,11 @@ export class StreamSet {
   }
 
   /** Tracks a stream until its response closes. */
+  /** Streams open now (the telemetry gauge reads it). */
+  get size (): number {
+    return this.streams.size
+  }
+
   add (stream: SseStream): void {
     this.streams.add(stream)
     stream.res.once('close', () => { this.delete(stream) })

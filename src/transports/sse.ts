@@ -76,7 +76,7 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
     stream.open(reply.getHeaders() as OutgoingHttpHeaders)
     stream.event('endpoint', `${messageUrl}?sessionId=${id}`)
     sessions.set(id, session)
-    core.addSession(session)
+    core.addSession(session, request.raw)
     http.limits.track(session, client)
     http.limits.expectClient(session)
     http.streams.add(stream)
@@ -88,7 +88,7 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
   }
 
   const dispatchOn = (session: Session, classified: ReturnType<typeof classifyMessage>, principal: FastifyRequest['mcpPrincipal'], request: FastifyRequest): void => {
-    core.dispatcher.dispatch(session, classified, principal).catch(
+    core.dispatcher.dispatch(session, classified, principal, request.raw).catch(
       /* c8 ignore next: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
       (error: unknown) => { request.log.error({ err: error }, 'MCP dispatch failed') })
   }

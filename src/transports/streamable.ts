@@ -116,7 +116,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     const session = new Session(randomUUID(), channel, request.mcpPrincipal)
     channel.bind(session)
     // Counted at once (capacity), but a 'new' session receives no broadcast.
-    core.addSession(session)
+    core.addSession(session, request.raw)
     http.limits.track(session, client)
     return { session, channel }
   }
@@ -182,7 +182,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
         session.logLevel = record.logLevel
         for (const uri of record.subscriptions) session.subscriptions.add(uri)
         const entry: Entry = { session, channel }
-        core.addSession(session)
+        core.addSession(session, null)
         sessions.set(id, entry)
         session.onClose(() => { sessions.delete(id) })
         scaled(entry, Date.now())
@@ -212,7 +212,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
 
   const dispatch = async (request: FastifyRequest, session: Session, classified: ClassifiedMessage): Promise<void> => {
     try {
-      await core.dispatcher.dispatch(session, classified, request.mcpPrincipal)
+      await core.dispatcher.dispatch(session, classified, request.mcpPrincipal, request.raw)
       // Scale-out: what the request changed reaches the record before the client hears the answer.
       if (scale !== undefined && classified.kind === 'request' && SYNCED_METHODS.has(classified.message.method)) await scale.sync(session)
     } catch (error) {

@@ -1,3 +1,5 @@
+import type { Span } from '@opentelemetry/api'
+import { NOOP_SPAN } from '../../telemetry/index.js'
 import type { HandlerContext, ServerRequestOptions } from '../context.js'
 import type { JsonRpcId } from '../jsonrpc.js'
 import { MissingCapabilityError } from '../modern/errors.js'
@@ -30,6 +32,8 @@ export class TaskContext implements HandlerContext {
   readonly meta: Record<string, unknown> | undefined
   /** Template variables; tools have none. */
   params: Record<string, string> = {}
+  /** A task outlives the request that started it, and its span: a task records no span of its own. */
+  readonly span: Span = NOOP_SPAN
   private readonly run: TaskRun
   private readonly clientCapabilities: Record<string, unknown>
   private lastProgress = -Infinity
