@@ -46,7 +46,7 @@ export interface AuthGuard {
 export interface AuthGuardEnv {
   /** Paths of the MCP endpoints as mounted (prefix included), for metadata and challenges. */
   endpoints: readonly string[]
-  /** Told of every refusal: the auth method and the failure's code (never the credential); for metrics. */
+  /** Told of every refusal: the auth method and why (`missing_credential` or the RFC 6750 error code), never the credential; for metrics. */
   onFailure?: ((method: string, reason: string) => void) | undefined
 }
 
@@ -72,7 +72,7 @@ export async function createAuthGuard (auth: AuthConfig | undefined, env: AuthGu
     } catch (error) {
       /* c8 ignore next: strategies throw AuthFailures only; anything else is a bug for Fastify's error handler */
       if (!isAuthFailure(error)) throw error
-      env.onFailure?.(auth.type, error.code)
+      env.onFailure?.(auth.type, error.presented ? error.oauthError : 'missing_credential')
       return sendAuthFailure(reply, error, strategy.challenge(request, error))
     }
   }

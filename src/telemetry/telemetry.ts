@@ -92,8 +92,9 @@ export class Telemetry {
   }
 
   /**
-   * An authentication refusal on an MCP route. `reason` is the OAuth error code or the failure's
-   * coded name: never the credential, never a message that could quote it.
+   * An authentication refusal on an MCP route. `reason` is `missing_credential` or the RFC 6750
+   * error code (`invalid_token`, `invalid_request`, `insufficient_scope`, `temporarily_unavailable`):
+   * never the credential, never a message that could quote it.
    */
   authFailure (method: string, reason: string): void {
     this.providers?.instruments()?.authFailures.add(1, { [ATTR_AUTH_METHOD]: method, [ATTR_AUTH_REASON]: reason })
