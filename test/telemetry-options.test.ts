@@ -1,6 +1,6 @@
 // The telemetry option: on by default once an SDK is registered (even after the server was
 // built), off with enabled: false, providers of the application's choosing, bad values refused.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { trace } from '@opentelemetry/api'
 import { MCPServer, Type } from '../src/index.js'
 import { resolvePluginOptions, resolveServerOptions } from '../src/schemas/resolve.js'
@@ -8,7 +8,7 @@ import { connectStreamable } from './helpers/clients.js'
 import { listeningCatalogApp } from './fixtures/http-app.js'
 import { installOtel } from './fixtures/otel.js'
 
-async function callOnce (t: Parameters<Parameters<typeof t.test>[1]>[0], options: Record<string, unknown>, onCall?: (recording: boolean) => void): Promise<void> {
+async function callOnce (t: Test, options: Record<string, unknown>, onCall?: (recording: boolean) => void): Promise<void> {
   const { app, base } = await listeningCatalogApp(t, options)
   app.mcp.tool({ name: 'probe', description: 'Reports whether ctx.span records', inputSchema: Type.Object({}) }, async (_args, ctx) => {
     onCall?.(ctx.span.isRecording())
