@@ -176,7 +176,8 @@ async function main () {
     const dist = new URL(config.candidate, `file://${process.cwd()}/`).href
     for (const workload of workloads) {
       workload.scripts = { ...workload.scripts, candidate: workload.scripts.ours }
-      workload.envFor = { candidate: { BENCH_OURS_DIST: dist } }
+      // BENCH_CANDIDATE_OTEL=1: the candidate runs with an OpenTelemetry SDK registered (servers/otel-sdk.js).
+      workload.envFor = { candidate: { BENCH_OURS_DIST: dist, ...(env.BENCH_CANDIDATE_OTEL === '1' ? { BENCH_OTEL: '1' } : {}) } }
     }
   }
   const results = {}

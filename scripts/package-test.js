@@ -80,7 +80,10 @@ mkdirSync(app)
 writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'scratch-app', private: true, type: 'module' }, null, 2))
 npm(['install', '--no-audit', '--no-fund', '--prefer-offline', tarball,
   `fastify@${versionOf('fastify')}`, `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}`,
-  `typescript@${versionOf('typescript')}`, `@types/node@${versionOf('@types/node')}`], { cwd: app })
+  `typescript@${versionOf('typescript')}`, `@types/node@${versionOf('@types/node')}`,
+  // What the README's Observability snippet imports: an application's own OpenTelemetry SDK.
+  `@opentelemetry/sdk-trace-node@${versionOf('@opentelemetry/sdk-trace-node')}`,
+  `@opentelemetry/exporter-trace-otlp-http@${versionOf('@opentelemetry/exporter-trace-otlp-http')}`], { cwd: app })
 
 step('scratch app: an MCPServer and a plugin app answer the SDK client')
 cpSync(join(root, 'scripts', 'consumer'), app, { recursive: true })

@@ -18,6 +18,8 @@ export const SERVER_INFO = { name: 'bench', version: '1.0.0' }
  */
 export async function loadOurs (unavailable) {
   try {
+    // With an OpenTelemetry SDK listening (see otel-sdk.js); without, the instrumentation is idle.
+    if (process.env.BENCH_OTEL === '1') (await import('./otel-sdk.js')).installBenchSdk()
     return (await import(process.env.BENCH_OURS_DIST ?? '../../dist/index.js')).MCPServer
   } catch (error) {
     unavailable(`dist/ does not load (${error.message}); run npm run build`)
