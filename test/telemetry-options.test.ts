@@ -2,6 +2,7 @@
 // built), off with enabled: false, providers of the application's choosing, bad values refused.
 import t, { type Test } from 'tap'
 import { trace } from '@opentelemetry/api'
+import { CreateMessageRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { MCPServer, Type } from '../src/index.js'
 import { resolvePluginOptions, resolveServerOptions } from '../src/schemas/resolve.js'
 import { connectStreamable } from './helpers/clients.js'
@@ -77,4 +78,57 @@ t.test('bad telemetry options are refused with their paths', async (t) => {
   t.match(error?.message, /telemetry\.tracerProvider: expected an OpenTelemetry TracerProvider, an object with a getTracer\(\) method/)
   t.throws(() => new MCPServer({ telemetry: { meterProvider: null as never } }), { code: 'FST_MCP_INVALID_OPTIONS', message: /telemetry\.meterProvider/ })
   t.same(resolveServerOptions({ telemetry: { tracerProvider: undefined } }).telemetry, { enabled: true }, 'undefined is absent')
+})
+
+t.test('server-to-client requests that fail: the CLIENT span says how (error code, timeout)', async (t) => {
+  const otel = installOtel()
+  t.teardown(otel.shutdown)
+  const { app, base } = await listeningCatalogApp(t)
+  app.mcp.tool({ name: 'ask', description: 'Samples, quickly' }, async (_args, ctx) => {
+    const timeoutMs = ctx.meta?.quick === true ? 50 : 10_000
+    await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 }, { timeoutMs })
+    return { content: [] }
+  })
+  const { client } = await connectStreamable(`${base}/mcp`, { capabilities: { sampling: {} } })
+  t.teardown(async () => await client.close())
+  let answer: 'refuse' | 'never' = 'refuse'
+  client.setRequestHandler(CreateMessageRequestSchema, async () => {
+    if (answer === 'refuse') throw new McpError(-32001, 'the user said no')
+    return await new Promise(() => {})
+  })
+  await t.rejects(client.callTool({ name: 'ask', arguments: {} }), { code: -32001 })
+  answer = 'never'
+  await t.rejects(client.callTool({ name: 'ask', arguments: {}, _meta: { quick: true } }), { code: -32003 })
+  const { spans } = await otel.read()
+  const sampling = spans.filter((span) => span.name === 'sampling/createMessage')
+  t.equal(sampling.length, 2)
+  t.match(sampling[0], { kind: 2, attributes: { 'error.type': '-32001', 'rpc.response.status_code': '-32001' }, status: { code: 2, message: 'the user said no' } })
+  t.match(sampling[1], { attributes: { 'error.type': 'timeout' }, status: { code: 2 } })
+  t.equal(sampling[1]?.attributes['rpc.response.status_code'], undefined, 'no answer, no code')
+  const calls = spans.filter((span) => span.name === 'tools/call ask')
+  t.match(calls, [{ attributes: { 'error.type': '-32001' } }, { attributes: { 'error.type': '-32003' } }], 'the tool call fails with what the client request failed with')
+})
+
+t.test('a meter provider alone: durations without spans, server-to-client requests unchanged', async (t) => {
+  const mine = installOtel(false)
+  t.teardown(mine.shutdown)
+  const { app, base } = await listeningCatalogApp(t, { telemetry: { meterProvider: mine.meterProvider } })
+  app.mcp.tool({ name: 'ask', description: 'Samples' }, async (_args, ctx) => {
+    const result = await ctx.sample({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 })
+    return { content: [{ type: 'text', text: `${String(ctx.span.isRecording())} ${String(result.model)}` }] }
+  })
+  const { client } = await connectStreamable(`${base}/mcp`, { capabilities: { sampling: {} } })
+  t.teardown(async () => await client.close())
+  let meta: unknown
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    meta = request.params._meta
+    return { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' }
+  })
+  const answer = await client.callTool({ name: 'ask', arguments: {} })
+  t.same(answer.content, [{ type: 'text', text: 'false m' }])
+  t.equal(meta, undefined, 'no trace context is injected without a tracer')
+  const { spans, metrics } = await mine.read()
+  t.same(spans, [])
+  const duration = metrics.find((metric) => metric.name === 'mcp.server.operation.duration')
+  t.ok(duration?.points.some((point) => point.attributes['gen_ai.tool.name'] === 'ask'))
 })
