@@ -26,6 +26,14 @@ export interface GaugeSource {
   streams: () => Array<[kind: string, count: number]>
 }
 
+/**
+ * Where `@opentelemetry/api` 1.x keeps every global registration (tracer and meter providers,
+ * propagator, context manager, diag logger): absent until something is registered. The key is
+ * the API's own, shared by every copy of it in the process so that they agree; reading it is
+ * one property lookup, which is all a server without an SDK pays per message.
+ */
+const API_GLOBAL = Symbol.for('opentelemetry.js.api.1')
+
 function isNoop (provider: object): boolean {
   // The API's no-op classes are not exported; their names are stable across 1.x.
   const name = provider.constructor?.name
@@ -52,6 +60,11 @@ export class Providers {
     this.tracerProvider = options.tracerProvider
     this.meterProvider = options.meterProvider
     this.gauges = gauges
+  }
+
+  /** False when nothing can be listening: no provider given and nothing registered with the API. */
+  mayRecord (): boolean {
+    return this.tracerProvider !== undefined || this.meterProvider !== undefined || (globalThis as Record<symbol, unknown>)[API_GLOBAL] !== undefined
   }
 
   tracer (): Tracer | undefined {

@@ -56,7 +56,7 @@ export class Telemetry {
    * operations: the first end a server-to-client request, the second never reach a handler.
    */
   begin (session: Session, classified: ClassifiedMessage, peer: NetworkPeer | undefined): ServerOperation | undefined {
-    if (this.providers === undefined || (classified.kind !== 'request' && classified.kind !== 'notification')) return undefined
+    if (this.providers === undefined || !this.providers.mayRecord() || (classified.kind !== 'request' && classified.kind !== 'notification')) return undefined
     const tracer = this.providers.tracer()
     const instruments = this.providers.instruments()
     if (tracer === undefined && instruments === undefined) return undefined
@@ -77,6 +77,7 @@ export class Telemetry {
   trackSession (session: Session, peer: NetworkPeer | undefined): void {
     if (this.providers === undefined) return
     const opened = performance.now()
+    if (!this.providers.mayRecord()) return
     session.onClose(() => {
       const instruments = this.providers?.instruments()
       if (instruments === undefined) return
