@@ -131,7 +131,9 @@ t.test('introspection calls in flight are bounded: a flood of made-up tokens is 
   const as = await fakeAs(t)
   as.routes.set('/.well-known/oauth-authorization-server', { status: 200, body: { issuer: as.origin, introspection_endpoint: `${as.origin}/introspect` } })
   as.routes.set('/introspect', 'hang')
-  const { app } = await guardApp(t, options(as.origin, { discoveryTimeoutMs: 1000 }))
+  // Long enough that the whole flood is in flight before the first hung call times out and frees
+  // its slot, even on a loaded machine (with 1 s, late arrivals were admitted into freed slots).
+  const { app } = await guardApp(t, options(as.origin, { discoveryTimeoutMs: 5000 }))
   const answers = await Promise.all(Array.from({ length: MAX_CONCURRENT_INTROSPECTIONS + 10 }, async (_, i) =>
     await app.inject({ url: '/sse', headers: bearer(`made-up-${i}`) })))
   t.ok(answers.every((r) => r.statusCode === 503), 'all refused with 503 (the server hangs)')
