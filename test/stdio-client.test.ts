@@ -33,7 +33,10 @@ t.test('a tool registered after start() announces list_changed', async (t) => {
   const { client } = await connectStdio('stdio-server.ts', { REGISTER_LATE: '1' })
   t.teardown(() => client.close())
   const { ToolListChangedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js')
-  await new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()))
+  const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()))
+  t.notOk((await client.listTools()).tools.some((tool) => tool.name === 'late'), 'not there before')
+  await client.callTool({ name: 'register-late', arguments: {} })
+  await changed
   const tools = await client.listTools()
   t.ok(tools.tools.some((tool) => tool.name === 'late'), 'the new tool is listed')
 })
