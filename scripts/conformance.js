@@ -46,7 +46,9 @@ const MAY_SKIP = [
   // SEP-2640 Skills is an extension (not in the 2026-07-28 requirements); a server that does not declare
   // io.modelcontextprotocol/skills gets every check SKIPPED. We do not offer it.
   { scenario: /^sep-2640-skills-/, why: 'the skills extension is not offered' },
-  // 0.2.0-alpha.12 skips its only check itself, "pending subscriptions/listen rewrite" (notifications/tasks).
+  // 0.2.0-alpha.12 skips its only check itself, "pending subscriptions/listen rewrite": the scenario
+  // exercises nothing yet. The server does send notifications/tasks on listen streams (taskIds); that is
+  // tested in test/listen-tasks.test.ts and by the Python client (test/python-client-2026.test.ts).
   { scenario: /^tasks-status-notifications$/, why: 'the suite skips it until its subscriptions/listen rewrite' }
 ]
 

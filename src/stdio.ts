@@ -194,7 +194,16 @@ export class StdioRunner {
       return
     }
     const session = openModernSession(this.modernChannel, undefined, meta)
-    this.core.beginModernRequest(session)
+    try {
+      // One process, one client: its modern requests share one maxInflightRequests.
+      this.core.beginModernRequest(session, 'stdio')
+    } catch (error) {
+      /* c8 ignore next: beginModernRequest throws McpError only */
+      if (!(error instanceof McpError)) throw error
+      session.close('refused')
+      this.write(JSON.stringify(failure(message.id, error.code, error.message, error.data)))
+      return
+    }
     this.modernRequests.set(message.id, session)
     try {
       await this.core.dispatcher.dispatch(session, classified, undefined)

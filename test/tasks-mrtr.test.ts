@@ -181,3 +181,18 @@ t.test('an input_required answer after the handler returned aborts the signal to
   t.equal(done.result.resultType, 'complete')
   t.equal(signal?.aborted, false)
 })
+
+t.test('ctx.session on a 2026-07-28 request is the empty string, in the call and in the task it becomes', async (t) => {
+  const { app, rpc, settled } = await serve(t)
+  const seen: unknown[] = []
+  app.mcp.tool({ name: 'where', execution: { taskSupport: 'optional', taskStart: 'handler' } }, async (_args, ctx) => {
+    seen.push(ctx.session)
+    await ctx.startTask()
+    seen.push(ctx.session, typeof ctx.requestId)
+    return { content: [{ type: 'text', text: `session "${ctx.session}"` }] }
+  })
+  const created = await rpc('tools/call', { name: 'where', arguments: {} })
+  const done = await settled(created.result.taskId)
+  t.same(done.result.content, [{ type: 'text', text: 'session ""' }])
+  t.same(seen, ['', '', 'number'], 'a string, empty: no session, nothing undefined')
+})

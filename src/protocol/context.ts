@@ -20,7 +20,11 @@ export interface ServerRequestOptions {
 
 /** Everything a tool, resource or prompt handler may need, on every transport. */
 export interface HandlerContext {
-  /** Id of the session the request came from. */
+  /**
+   * Id of the session the request came from. A 2026-07-28 request has no session (the revision is
+   * stateless): there it is the empty string, also in a task such a request started. Key
+   * per-client state by `auth` (or a task by its id), never by this, on that revision.
+   */
   session: string
   /**
    * The principal verified for the HTTP request that carried this call: its own scopes, claims

@@ -9,7 +9,8 @@ import { Dispatcher } from './dispatcher.js'
 import type { JsonRpcNotification } from './jsonrpc.js'
 import { ListenHub, type ListenLimits } from './listen/hub.js'
 import type { ErrorLogger } from './methods/types.js'
-import type { ProtocolLimits } from './limits.js'
+import { resolveLimits, type ProtocolLimits } from './limits.js'
+import { ErrorCode, McpError } from './jsonrpc.js'
 import type { CacheSettings } from './modern/caching.js'
 import type { ProtocolGeneration } from './modern/meta.js'
 import type { RequestStateOptions } from './modern/request-state.js'
@@ -86,7 +87,10 @@ export class McpCore implements MCPRegistryApi {
   readonly listen: ListenHub
   private readonly changeListeners = new Set<ChangeListener>()
   /** Modern requests being answered (each a throwaway session), so that shutdown can abort them. */
-  private readonly modernRequests = new Set<Session>()
+  private readonly modernRequests = new Map<Session, string>()
+  /** Modern requests in flight per client, for `maxInflightRequests`. */
+  private readonly modernPerClient = new Map<string, number>()
+  private readonly limits: ProtocolLimits
   /** Tasks started by task-augmented calls, and the `tasks/*` methods. */
   readonly tasks: TaskManager
   /**
@@ -100,6 +104,7 @@ export class McpCore implements MCPRegistryApi {
 
   constructor (options: CoreOptions) {
     this.modern = modernSettings(options)
+    this.limits = resolveLimits(options)
     const tasks = { ...TASK_DEFAULTS, ...options.tasks }
     this.tasks = new TaskManager({
       store: options.taskStore ?? new MemoryTaskStore(),
@@ -134,15 +139,31 @@ export class McpCore implements MCPRegistryApi {
 
   /**
    * Tracks a modern request's throwaway session while it is answered (not a session: no broadcast,
-   * no count), so that shutdown aborts it; the transport calls {@link endModernRequest} after.
+   * no session count), so that shutdown aborts it; the transport calls {@link endModernRequest}
+   * after. `client` names who sent it (over HTTP its identity, or its address without auth, as for
+   * the session share; on stdio the process): a client may have `maxInflightRequests` modern
+   * requests in flight at once, as a 2025 client may on one session. Past that this throws -32600
+   * and nothing is tracked: stateless requests must not let one client pile up handlers without bound.
    */
-  beginModernRequest (session: Session): void {
-    this.modernRequests.add(session)
+  beginModernRequest (session: Session, client: string): void {
+    const held = this.modernPerClient.get(client) ?? 0
+    const max = this.limits.maxInflightRequests
+    if (held >= max) {
+      throw new McpError(ErrorCode.InvalidRequest, `Too many requests in flight for this client (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max })
+    }
+    this.modernPerClient.set(client, held + 1)
+    this.modernRequests.set(session, client)
   }
 
   /** Closes a modern request's session once its answer is out, and forgets it. */
   endModernRequest (session: Session): void {
-    this.modernRequests.delete(session)
+    const client = this.modernRequests.get(session)
+    if (client !== undefined) {
+      this.modernRequests.delete(session)
+      const left = (this.modernPerClient.get(client) ?? 1) - 1
+      if (left <= 0) this.modernPerClient.delete(client)
+      else this.modernPerClient.set(client, left)
+    }
     session.close('request answered')
   }
 
@@ -222,6 +243,6 @@ export class McpCore implements MCPRegistryApi {
 
   /** Ends every session (server shutdown). */
   closeAllSessions (reason: string): void {
-    for (const session of [...this.sessions.values(), ...this.modernRequests]) session.close(reason)
+    for (const session of [...this.sessions.values(), ...this.modernRequests.keys()]) session.close(reason)
   }
 }

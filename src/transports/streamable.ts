@@ -6,7 +6,7 @@ import {
   UnknownSessionError, UnsupportedMediaTypeError
 } from '../errors.js'
 import type { McpCore } from '../protocol/core.js'
-import { McpError, classifyMessage, type ClassifiedMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js'
+import { McpError, classifyMessage, failure, type ClassifiedMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js'
 import { headerMismatch } from '../protocol/modern/errors.js'
 import { admit, readMeta } from '../protocol/modern/ladder.js'
 import { MODERN_VERSIONS, hasModernClaim } from '../protocol/modern/meta.js'
@@ -24,6 +24,7 @@ import {
 } from './streamable-headers.js'
 import { StreamableChannel, type StreamEnv } from './streamable-channel.js'
 import { recordOf, type ScaledEntry } from './scale-node.js'
+import { clientOf } from './session-limits.js'
 import { SCALED_EVENT_ID, STREAM0_EVENT_ID } from './streamable-state.js'
 
 /** Requests whose effect on the session other instances must see (`changed`). */
@@ -279,7 +280,15 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     const channel = new StreamableChannel(modernEnv)
     const session = openModernSession(channel, request.mcpPrincipal, meta)
     channel.bind(session)
-    core.beginModernRequest(session)
+    try {
+      core.beginModernRequest(session, clientOf(request))
+    } catch (error) {
+      /* c8 ignore next: beginModernRequest throws McpError only */
+      if (!(error instanceof McpError)) throw error
+      session.close('refused')
+      // 429, as for a client past its share of sessions: this client, not the server, is at its bound.
+      return await reply.code(429).type('application/json; charset=utf-8').send(failure(message.id, error.code, error.message, error.data))
+    }
     try {
       return await answer(request, reply, { session, channel }, message, mode)
     } finally {
