@@ -6,6 +6,42 @@ import { registerCatalog, probes } from '../fixtures/catalog.js'
 import { registerSamplingTools } from '../fixtures/sampling.js'
 import { runCatalogTable } from './catalog-table.js'
 import { clusterSse, clusterStreamable, startCluster, type EngineRig } from './scale-cluster.js'
+import { openRawStream, type RawStream } from '../fixtures/http-app.js'
+import { openSession } from '../fixtures/streamable-raw.js'
+
+interface Frame { id: string | undefined, data: string | undefined }
+
+function parseFrame (frame: string): Frame {
+  const id = /^id: (.*)$/m.exec(frame)?.[1]
+  const data = /^data: (.*)$/m.exec(frame)?.[1]
+  return { id, data }
+}
+
+/** The next frame that carries an event id (keep-alive comments skipped). */
+async function nextEvent (stream: RawStream): Promise<Frame> {
+  for (;;) {
+    const frame = parseFrame(await stream.next())
+    if (frame.id !== undefined) return frame
+  }
+}
+
+/** What a stream-0 message says, in short: a broadcast's data, `progress:n` or `log`. */
+function said (frame: Frame): string {
+  const message = JSON.parse(frame.data ?? '{}')
+  if (message.method === 'notifications/progress') return `progress:${String(message.params.progress)}`
+  if (message.method === 'notifications/message') return typeof message.params.data === 'string' ? message.params.data : 'log'
+  return String(message.method)
+}
+
+/** A tools/call from a client that takes only JSON: its progress and log travel on stream 0. */
+async function jsonOnlyCall (base: string, session: string, id: number, steps: number): Promise<void> {
+  const response = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'progress', arguments: { steps }, _meta: { progressToken: `t${id}` } } })
+  })
+  await response.text()
+}
 
 /** What every instance of the routing suite serves: the catalog, the sampling tools, and tools the tests pace. */
 function register (app: FastifyInstance, index: number): void {
@@ -145,6 +181,65 @@ export function routingSuite (t: Test, makeRig: () => Promise<EngineRig>): void 
       t.equal(response.status, 404, `${base}: the ended session is unknown`)
     }
     void pending
+  })
+
+  t.test('stream 0: claimed by a GET anywhere, resumed after Last-Event-ID on another instance, nothing lost or doubled', async (t) => {
+    const cluster = await startCluster(t, await makeRig(), register)
+    const [b0 = '', b1 = '', b2 = ''] = cluster.bases
+    const session = await openSession(`${b0}/mcp`)
+    const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }
+    const first = await openRawStream(`${b1}/mcp`, headers)
+    t.teardown(() => { first.destroy() })
+    const priming = await nextEvent(first)
+    t.match(priming.id, /^0_\d+_\d+\.p$/, 'a priming event naming the log and fan-out positions')
+    cluster.apps[0]?.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'a' } })
+    await jsonOnlyCall(b2, session, 1, 2)
+    const live: Frame[] = []
+    while (live.length < 4) live.push(await nextEvent(first))
+    t.same(live.map(said), ['a', 'progress:1', 'progress:2', 'log'], 'a broadcast from i0 and a call on i2 reach the stream held by i1')
+    const last = live.at(-1)?.id ?? ''
+    first.destroy()
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    // Missed while no stream was connected: kept in the session's log and the fan-out.
+    cluster.apps[1]?.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'b' } })
+    await jsonOnlyCall(b0, session, 2, 1)
+    const second = await openRawStream(`${b2}/mcp`, { ...headers, 'last-event-id': last })
+    t.teardown(() => { second.destroy() })
+    const replayed: Frame[] = []
+    while (replayed.length < 3) replayed.push(await nextEvent(second))
+    t.same(replayed.map(said).sort(), ['b', 'log', 'progress:1'], 'the missed events, replayed on i2, none of the ones seen before')
+    cluster.apps[0]?.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'c' } })
+    t.same(said(await nextEvent(second)), 'c', 'then live on i2')
+    const ids = [...live, ...replayed].map((frame) => frame.id)
+    t.equal(new Set(ids).size, ids.length, 'every event id is new')
+    // A plain GET elsewhere takes stream 0 over: the holder ends its stream.
+    const released = new Promise<void>((resolve) => { second.response.once('end', resolve) })
+    const third = await openRawStream(`${b0}/mcp`, headers)
+    t.teardown(() => { third.destroy() })
+    await nextEvent(third)
+    await released
+    t.pass('the previous holder released its stream')
+    cluster.apps[2]?.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'd' } })
+    t.same(said(await nextEvent(third)), 'd', 'the new holder writes what comes next')
+  })
+
+  t.test('idle expiry is the store\'s TTL: a session used on any instance lives, an idle one ends everywhere', async (t) => {
+    const cluster = await startCluster(t, await makeRig(), register, { idleTimeoutMs: 300 })
+    const { client } = await clusterStreamable(t, cluster)
+    const { transport: idle } = await clusterStreamable(t, cluster)
+    for (let i = 0; i < 8; i++) {
+      await client.callTool({ name: 'where', arguments: {} })
+      await new Promise((resolve) => setTimeout(resolve, 60))
+    }
+    t.pass('calls spread over 500 ms (past the idle timeout) kept the busy session alive')
+    for (const base of cluster.bases) {
+      const response = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': idle.sessionId ?? '', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })
+      })
+      t.equal(response.status, 404, 'the idle session expired everywhere')
+    }
   })
 
   t.test('unknown sessions: 404 on every instance, on both transports', async (t) => {
