@@ -8,6 +8,18 @@ import type { ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleEngin
 import { SseStream } from './sse-stream.js'
 import type { LiveStream } from './streamable-state.js'
 
+/** How long a resume waits for an executor this instance has not seen alive (ms). */
+const ATTACH_TIMEOUT_MS = 10_000
+
+function isResponse (json: string): boolean {
+  try {
+    const message = JSON.parse(json) as Record<string, unknown>
+    return 'result' in message || 'error' in message
+  } catch {
+    return false
+  }
+}
+
 /** Server-request ids name their instance, so a reply landing anywhere finds the waiting one. */
 const SERVER_REQUEST_ID = /^s\.([A-Za-z0-9-]{1,64})\.\d{1,15}$/
 
@@ -156,19 +168,34 @@ export class ScaleNode {
    * events; if it is gone, the shared event store replays what was recorded.
    */
   async attachRemote (sessionId: string, streamId: string, owner: string, lastEventId: string, res: ServerResponse, headers: OutgoingHttpHeaders, newStream: (res: ServerResponse) => SseStream): Promise<void> {
+    const key = `${sessionId} ${streamId}`
     const stream = newStream(res)
     stream.open(headers)
     if (!this.engine.bus.alive(owner)) {
+      // Recorded already with its response: nothing more can come. Otherwise the executor may be
+      // alive and not yet seen here (liveness is a heartbeat): ask it, and give up after a while.
       const replay = await this.engine.events.replayAfter(sessionId, lastEventId)
-      for (const event of replay?.events ?? []) stream.message(event.data, event.id)
-      stream.end()
-      return
+      const events = replay?.events ?? []
+      for (const event of events) stream.message(event.data, event.id)
+      if (events.some((event) => isResponse(event.data))) {
+        stream.end()
+        return
+      }
+      lastEventId = events.at(-1)?.id ?? lastEventId
+      const timer = setTimeout(() => { if (this.attachments.get(key) === stream) this.endAttachment(key) }, ATTACH_TIMEOUT_MS)
+      timer.unref()
+      res.once('close', () => { clearTimeout(timer) })
     }
-    const key = `${sessionId} ${streamId}`
     this.attachments.get(key)?.end()
     this.attachments.set(key, stream)
     res.once('close', () => { if (this.attachments.get(key) === stream) this.attachments.delete(key) })
     await this.engine.bus.send(owner, { type: 'attach', session: sessionId, stream: streamId, after: lastEventId, to: this.self })
+  }
+
+  private endAttachment (key: string): void {
+    const stream = this.attachments.get(key)
+    this.attachments.delete(key)
+    stream?.end()
   }
 
   /** Where this instance's events of a stream resumed on instance `to` are written. */
@@ -211,8 +238,7 @@ export class ScaleNode {
       const stream = this.attachments.get(key)
       if (stream === undefined) return
       if (message.last) {
-        this.attachments.delete(key)
-        stream.end()
+        this.endAttachment(key)
       } else if (message.json === '') {
         stream.prime(message.eventId, 1000)
       } else {

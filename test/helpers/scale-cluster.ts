@@ -8,7 +8,7 @@ import { McpCore } from '../../src/protocol/core.js'
 import { MemoryHub } from '../../src/scale/memory/index.js'
 import type { ScaleEngine } from '../../src/scale/types.js'
 import type { MCPPluginOptions } from '../../src/index.js'
-import { resolvePluginOptions } from '../../src/schemas/resolve.js'
+import { resolvePluginOptions, type ResolvedPluginOptions } from '../../src/schemas/resolve.js'
 
 /**
  * Where the instances of a cluster get their engines: in-process (one {@link MemoryHub}) or Redis.
@@ -16,7 +16,8 @@ import { resolvePluginOptions } from '../../src/schemas/resolve.js'
  */
 export interface EngineRig {
   readonly name: string
-  engine: (instanceId: string) => Promise<ScaleEngine>
+  /** The engine of one instance, for the instance's resolved options (idle timeout, event bounds). */
+  engine: (instanceId: string, options: ResolvedPluginOptions) => Promise<ScaleEngine>
   close: () => Promise<void>
 }
 
@@ -54,13 +55,13 @@ export async function startCluster (t: Test, rig: EngineRig, register: (app: Fas
     await rig.close()
   })
   for (let i = 0; i < n; i++) {
-    const engine = await rig.engine(`i${i}`)
+    const resolved = resolvePluginOptions({ name: 'catalog', version: '1.0.0', ...options })
+    const engine = await rig.engine(`i${i}`, resolved)
     engines.push(engine)
     const app = Fastify({ forceCloseConnections: true })
     apps.push(app)
     hits.push(0)
     app.addHook('onRequest', async () => { hits[i] = (hits[i] ?? 0) + 1 })
-    const resolved = resolvePluginOptions({ name: 'catalog', version: '1.0.0', ...options })
     const core = new McpCore({ ...resolved, logger: app.log })
     await mountMcp(app, core, resolved, undefined, engine)
     register(app, i)

@@ -76,9 +76,9 @@ async function until (t: Test, what: string, check: () => boolean): Promise<void
  * The routing suite: three instances behind a round-robin balancer, the official SDK client over
  * Streamable HTTP and legacy SSE. `rig` makes the engines (in-process or Redis).
  */
-export function routingSuite (t: Test, makeRig: () => Promise<EngineRig>): void {
+export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>): void {
   t.test('Streamable HTTP: the catalog, every call on another instance than the one before', async (t) => {
-    const cluster = await startCluster(t, await makeRig(), register)
+    const cluster = await startCluster(t, await makeRig(t), register)
     const { client } = await clusterStreamable(t, cluster)
     await runCatalogTable(t, client)
     const ran = new Set<string>()
@@ -91,7 +91,7 @@ export function routingSuite (t: Test, makeRig: () => Promise<EngineRig>): void 
   })
 
   t.test('Streamable HTTP: progress and logs of a call, a log level set on another instance', async (t) => {
-    const cluster = await startCluster(t, await makeRig(), register)
+    const cluster = await startCluster(t, await makeRig(t), register)
     const { client } = await clusterStreamable(t, cluster)
     const logs: unknown[] = []
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => { logs.push(notification.params.data) })
@@ -106,7 +106,7 @@ export function routingSuite (t: Test, makeRig: () => Promise<EngineRig>): void 
   })
 
   t.test('Streamable HTTP: elicitation and sampling, the replies POSTed to other instances', async (t) => {
-    const cluster = await startCluster(t, await makeRig(), register)
+    const cluster = await startCluster(t, await makeRig(t), register)
     const { client } = await clusterStreamable(t, cluster)
     client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada' } }))
     client.setRequestHandler(CreateMessageRequestSchema, async () => ({ model: 'm', role: 'assistant', content: { type: 'text', text: 'four' } }))
@@ -117,7 +117,7 @@ export function routingSuite (t: Test, makeRig: () => Promise<EngineRig>): void 
   })
 
   t.test('Streamable HTTP: a cancel landing on another instance aborts the handler', async (t) => {
-    const cluster = await startCluster(t, await makeRig(), register)
+    const cluster = await startCluster(t, await makeRig(t), register)
     const { client } = await clusterStreamable(t, cluster)
     for (const tag of ['scale-c1', 'scale-c2', 'scale-c3']) {
       const controller = new AbortController()
@@ -130,7 +130,7 @@ export function routingSuite (t: Test, makeRig: () => Promise<EngineRig>): void 
   })
 
   t.test('Streamable HTTP: subscriptions, resource updates and broadcasts from any instance', async (t) => {
-    const cluster = await startCluster(t, await makeRig(), register)
+    const cluster = await startCluster(t, await makeRig(t), register)
     const clients = []
     for (let i = 0; i < 4; i++) clients.push((await clusterStreamable(t, cluster)).client)
     // The GET streams are opened after initialize; let them connect (each claims stream 0 somewhere).
@@ -154,7 +154,7 @@ export function routingSuite (t: Test, makeRig: () => Promise<EngineRig>): void 
   })
 
   t.test('Streamable HTTP: closeStream mid-call, resumed on another instance', async (t) => {
-    const cluster = await startCluster(t, await makeRig(), register)
+    const cluster = await startCluster(t, await makeRig(t), register)
     const { client } = await clusterStreamable(t, cluster)
     for (let i = 0; i < 3; i++) {
       const progress: number[] = []
@@ -165,7 +165,7 @@ export function routingSuite (t: Test, makeRig: () => Promise<EngineRig>): void 
   })
 
   t.test('Streamable HTTP: DELETE on another instance ends the session everywhere', async (t) => {
-    const cluster = await startCluster(t, await makeRig(), register)
+    const cluster = await startCluster(t, await makeRig(t), register)
     const { client, transport } = await clusterStreamable(t, cluster)
     const sessionId = transport.sessionId ?? ''
     const pending = client.callTool({ name: 'wait_end', arguments: { tag: 'scale-deleted' } }).catch((error: unknown) => error)
@@ -184,14 +184,14 @@ export function routingSuite (t: Test, makeRig: () => Promise<EngineRig>): void 
   })
 
   t.test('stream 0: claimed by a GET anywhere, resumed after Last-Event-ID on another instance, nothing lost or doubled', async (t) => {
-    const cluster = await startCluster(t, await makeRig(), register)
+    const cluster = await startCluster(t, await makeRig(t), register)
     const [b0 = '', b1 = '', b2 = ''] = cluster.bases
     const session = await openSession(`${b0}/mcp`)
     const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }
     const first = await openRawStream(`${b1}/mcp`, headers)
     t.teardown(() => { first.destroy() })
     const priming = await nextEvent(first)
-    t.match(priming.id, /^0_\d+_\d+\.p$/, 'a priming event naming the log and fan-out positions')
+    t.match(priming.id, /^0_[\d-]+_[\d-]+\.p$/, 'a priming event naming the log and fan-out positions')
     cluster.apps[0]?.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'a' } })
     await jsonOnlyCall(b2, session, 1, 2)
     const live: Frame[] = []
@@ -224,7 +224,7 @@ export function routingSuite (t: Test, makeRig: () => Promise<EngineRig>): void 
   })
 
   t.test('idle expiry is the store\'s TTL: a session used on any instance lives, an idle one ends everywhere', async (t) => {
-    const cluster = await startCluster(t, await makeRig(), register, { idleTimeoutMs: 300 })
+    const cluster = await startCluster(t, await makeRig(t), register, { idleTimeoutMs: 300 })
     const { client } = await clusterStreamable(t, cluster)
     const { transport: idle } = await clusterStreamable(t, cluster)
     for (let i = 0; i < 8; i++) {
@@ -243,7 +243,7 @@ export function routingSuite (t: Test, makeRig: () => Promise<EngineRig>): void 
   })
 
   t.test('unknown sessions: 404 on every instance, on both transports', async (t) => {
-    const cluster = await startCluster(t, await makeRig(), register)
+    const cluster = await startCluster(t, await makeRig(t), register)
     for (const base of cluster.bases) {
       const streamable = await fetch(`${base}/mcp`, {
         method: 'POST',
@@ -258,7 +258,7 @@ export function routingSuite (t: Test, makeRig: () => Promise<EngineRig>): void 
   })
 
   t.test('legacy SSE: the stream on one instance, every POST forwarded to it in order', async (t) => {
-    const cluster = await startCluster(t, await makeRig(), register)
+    const cluster = await startCluster(t, await makeRig(t), register)
     const { client } = await clusterSse(t, cluster)
     client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Grace' } }))
     await runCatalogTable(t, client)
