@@ -7,7 +7,8 @@ import { registerSamplingTools } from '../fixtures/sampling.js'
 import { runCatalogTable } from './catalog-table.js'
 import { clusterSse, clusterStreamable, startCluster, type EngineRig } from './scale-cluster.js'
 import { openRawStream, type RawStream } from '../fixtures/http-app.js'
-import { openSession } from '../fixtures/streamable-raw.js'
+import { messageOf, openSession, raw } from '../fixtures/streamable-raw.js'
+import { headersFor, modern } from './modern.js'
 
 interface Frame { id: string | undefined, data: string | undefined }
 
@@ -239,6 +240,24 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })
       })
       t.equal(response.status, 404, 'the idle session expired everywhere')
+    }
+  })
+
+  t.test('2026-07-28 listen streams on every instance hear resource updates and change broadcasts from any instance, once', async (t) => {
+    const cluster = await startCluster(t, await makeRig(t), register)
+    const streams = []
+    for (const base of cluster.bases) {
+      const body = modern(`L-${base}`, 'subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: ['docs://readme'] } })
+      const stream = await raw(`${base}/mcp`, 'POST', headersFor(body), body)
+      t.teardown(() => { stream.destroy() })
+      t.equal(messageOf(await stream.next()).method, 'notifications/subscriptions/acknowledged')
+      streams.push(stream)
+    }
+    cluster.apps[1]?.mcp.notifyResourceUpdated('docs://readme')
+    cluster.apps[2]?.mcp.broadcast({ method: 'notifications/tools/list_changed' })
+    for (const stream of streams) {
+      t.same([messageOf(await stream.next()).method, messageOf(await stream.next()).method],
+        ['notifications/resources/updated', 'notifications/tools/list_changed'], 'each once, in order')
     }
   })
 
