@@ -2,11 +2,15 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
 import { changeEventOf } from '../protocol/changes.js'
 import type { McpCore } from '../protocol/core.js'
-import type { JsonRpcNotification } from '../protocol/jsonrpc.js'
+import type { JsonRpcId, JsonRpcNotification } from '../protocol/jsonrpc.js'
 import type { Session } from '../protocol/session.js'
 import type { ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleEngine, SessionRecord, StoredSession } from '../scale/types.js'
 import { SseStream } from './sse-stream.js'
 import type { LiveStream } from './streamable-state.js'
+
+/** Cancels kept for requests not arrived yet, and for how long (ms). */
+const EARLY_CANCELS = 1000
+const EARLY_CANCEL_MS = 10_000
 
 /** How long a resume waits for an executor this instance has not seen alive (ms). */
 const ATTACH_TIMEOUT_MS = 10_000
@@ -70,6 +74,11 @@ export class ScaleNode {
   private readonly attachments = new Map<string, SseStream>()
   /** Records of sessions held elsewhere that this instance forwards to (legacy SSE POSTs). */
   private readonly remote = new Map<string, StoredSession>()
+  /**
+   * Cancels that arrived before their request (a round-robin balancer may deliver the cancel
+   * first): `{session} {id}` → deadline. Checked when a request starts here; bounded, short-lived.
+   */
+  private readonly earlyCancels = new Map<string, { until: number, reason: string }>()
   private sweep: NodeJS.Timeout | undefined
   private closing = false
   private failuresLogged = false
@@ -215,6 +224,21 @@ export class ScaleNode {
     }
   }
 
+  /** A request just started here: a cancel for it that came first aborts it now. */
+  cancelIfEarly (session: Session, requestId: JsonRpcId): void {
+    if (this.earlyCancels.size === 0) return
+    const key = `${session.id} ${JSON.stringify(requestId)}`
+    const early = this.earlyCancels.get(key)
+    if (early === undefined) return
+    this.earlyCancels.delete(key)
+    if (early.until >= Date.now()) session.cancelRequest(requestId, early.reason)
+  }
+
+  private rememberCancel (session: string, requestId: JsonRpcId, reason: string): void {
+    if (this.earlyCancels.size >= EARLY_CANCELS) this.earlyCancels.delete(this.earlyCancels.keys().next().value as string)
+    this.earlyCancels.set(`${session} ${JSON.stringify(requestId)}`, { until: Date.now() + EARLY_CANCEL_MS, reason })
+  }
+
   /** Server shutdown: sessions close here only; they live on at the other instances. */
   shutdown (): void {
     this.closing = true
@@ -259,10 +283,14 @@ export class ScaleNode {
     if (this.closing) return
     if (message.type === 'end') this.remote.delete(message.session)
     const entry = this.local.get(message.session)
-    if (entry === undefined) return
+    if (entry === undefined) {
+      if (message.type === 'cancel') this.rememberCancel(message.session, message.requestId, message.reason)
+      return
+    }
     switch (message.type) {
       case 'cancel':
-        entry.session.cancelRequest(message.requestId, message.reason)
+        if (entry.session.isHandling(message.requestId)) entry.session.cancelRequest(message.requestId, message.reason)
+        else this.rememberCancel(message.session, message.requestId, message.reason)
         return
       case 'end':
         entry.localOnly = true

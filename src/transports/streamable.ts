@@ -213,7 +213,10 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
 
   const dispatch = async (request: FastifyRequest, session: Session, classified: ClassifiedMessage): Promise<void> => {
     try {
-      await core.dispatcher.dispatch(session, classified, request.mcpPrincipal, request.raw)
+      const handled = core.dispatcher.dispatch(session, classified, request.mcpPrincipal, request.raw)
+      // Scale-out: the request is in flight now (registered synchronously); a cancel that overtook it applies.
+      if (scale !== undefined && classified.kind === 'request') scale.cancelIfEarly(session, classified.message.id)
+      await handled
       // Scale-out: what the request changed reaches the record before the client hears the answer.
       if (scale !== undefined && classified.kind === 'request' && SYNCED_METHODS.has(classified.message.method)) await scale.sync(session)
     } catch (error) {

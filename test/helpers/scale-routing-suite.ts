@@ -130,6 +130,18 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     }
   })
 
+  t.test('Streamable HTTP: a cancel that overtakes its request (another instance, first) still cancels it', async (t) => {
+    const cluster = await startCluster(t, await makeRig(t), register)
+    const [b0 = '', b1 = '', b2 = ''] = cluster.bases
+    const session = await openSession(`${b0}/mcp`)
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }
+    const cancel = await fetch(`${b1}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 77, reason: 'changed my mind' } }) })
+    t.equal(cancel.status, 202)
+    const call = await fetch(`${b2}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 77, method: 'tools/call', params: { name: 'wait_end', arguments: { tag: 'scale-early' } } }) })
+    t.equal(call.status, 202, 'cancelled: no response (MCP), the one non-answer clients expect')
+    t.ok(probes.aborted.includes('scale-early'), 'the handler saw the abort at once')
+  })
+
   t.test('Streamable HTTP: subscriptions, resource updates and broadcasts from any instance', async (t) => {
     const cluster = await startCluster(t, await makeRig(t), register)
     const clients = []
