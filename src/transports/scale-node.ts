@@ -79,6 +79,8 @@ export class ScaleNode {
    * first): `{session} {id}` → deadline. Checked when a request starts here; bounded, short-lived.
    */
   private readonly earlyCancels = new Map<string, { until: number, reason: string }>()
+  /** Changes written from here per session, so that a slower refresh does not undo a newer local change. */
+  private readonly edits = new WeakMap<Session, number>()
   private sweep: NodeJS.Timeout | undefined
   private closing = false
   private failuresLogged = false
@@ -166,8 +168,17 @@ export class ScaleNode {
     return owner === this.self ? undefined : owner
   }
 
+  /**
+   * Before a request that changes the session (log level, subscriptions): the latest record, since a
+   * change made elsewhere may not have reached this copy yet (the write after takes the whole set).
+   */
+  async refreshNow (session: Session): Promise<void> {
+    await this.refresh(session)
+  }
+
   /** Persists what a request changed in the session (log level, subscriptions) and tells the others. */
   async sync (session: Session): Promise<void> {
+    this.edits.set(session, (this.edits.get(session) ?? 0) + 1)
     await this.engine.sessions.update(session.id, { logLevel: session.logLevel, subscriptions: [...session.subscriptions] })
     await this.engine.bus.control({ type: 'changed', session: session.id })
   }
@@ -317,8 +328,10 @@ export class ScaleNode {
   }
 
   private async refresh (session: Session): Promise<void> {
+    const edits = this.edits.get(session) ?? 0
     const stored = await this.engine.sessions.get(session.id)
-    if (stored === undefined) return
+    // Changed here meanwhile: what was read is older than this copy.
+    if (stored === undefined || (this.edits.get(session) ?? 0) !== edits) return
     session.logLevel = stored.record.logLevel
     session.subscriptions.clear()
     for (const uri of stored.record.subscriptions) session.subscriptions.add(uri)

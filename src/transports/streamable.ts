@@ -213,12 +213,14 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
 
   const dispatch = async (request: FastifyRequest, session: Session, classified: ClassifiedMessage): Promise<void> => {
     try {
+      const synced = scale !== undefined && classified.kind === 'request' && SYNCED_METHODS.has(classified.message.method)
+      if (synced) await scale.refreshNow(session)
       const handled = core.dispatcher.dispatch(session, classified, request.mcpPrincipal, request.raw)
       // Scale-out: the request is in flight now (registered synchronously); a cancel that overtook it applies.
       if (scale !== undefined && classified.kind === 'request') scale.cancelIfEarly(session, classified.message.id)
       await handled
       // Scale-out: what the request changed reaches the record before the client hears the answer.
-      if (scale !== undefined && classified.kind === 'request' && SYNCED_METHODS.has(classified.message.method)) await scale.sync(session)
+      if (synced) await scale.sync(session)
     } catch (error) {
       /* c8 ignore next 2: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
       request.log.error({ err: error }, 'MCP dispatch failed')
