@@ -237,22 +237,21 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
   })
 
   t.test('idle expiry is the store\'s TTL: a session used on any instance lives, an idle one ends everywhere', async (t) => {
-    const cluster = await startCluster(t, await makeRig(t), register, { idleTimeoutMs: 300 })
+    const cluster = await startCluster(t, await makeRig(t), register, { idleTimeoutMs: 1000 })
     const { client } = await clusterStreamable(t, cluster)
     const { transport: idle } = await clusterStreamable(t, cluster)
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < 12; i++) {
       await client.callTool({ name: 'where', arguments: {} })
-      await new Promise((resolve) => setTimeout(resolve, 60))
+      await new Promise((resolve) => setTimeout(resolve, 120))
     }
-    t.pass('calls spread over 500 ms (past the idle timeout) kept the busy session alive')
-    for (const base of cluster.bases) {
-      const response = await fetch(`${base}/mcp`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': idle.sessionId ?? '', 'mcp-protocol-version': '2025-11-25' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })
-      })
-      t.equal(response.status, 404, 'the idle session expired everywhere')
-    }
+    t.pass('calls spread over 1.4 s (past the idle timeout) kept the busy session alive')
+    const ping = async (base: string, session: string): Promise<number> => (await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })
+    })).status
+    for (let i = 0; i < 60 && await ping(cluster.bases[0] ?? '', idle.sessionId ?? '') !== 404; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    for (const base of cluster.bases) t.equal(await ping(base, idle.sessionId ?? ''), 404, 'the idle session expired everywhere')
   })
 
   t.test('2026-07-28 listen streams on every instance hear resource updates and change broadcasts from any instance, once', async (t) => {
