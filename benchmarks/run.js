@@ -4,7 +4,7 @@
 // to 127.0.0.1 only, every child killed at the end. Writes benchmarks/RESULTS.md and prints the
 // headline table. Settings come from the environment; see benchmarks/README.md.
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -52,6 +52,17 @@ const config = {
 // RESULTS.md is only ever the full, default comparison; anything narrower or experimental goes beside it.
 const partial = ['BENCH_WORKLOADS', 'BENCH_SERVERS', 'BENCH_AUTH_MODES', 'BENCH_CANDIDATE_DIST'].some((name) => env[name] !== undefined && env[name] !== '')
 const outFile = env.BENCH_OUT ?? join(HERE, config.profile ? 'PROFILE.md' : quick ? 'RESULTS-quick.md' : partial ? 'RESULTS-partial.md' : 'RESULTS.md')
+
+/**
+ * Sections of a results file below this line are measurements written by hand (A/B runs of
+ * other builds, runs on another day): a new run rewrites everything above it and keeps them.
+ */
+const HAND_WRITTEN = '<!-- Below: sections written by hand; npm run bench keeps them. -->'
+function handWrittenTail (file) {
+  const previous = existsSync(file) ? readFileSync(file, 'utf8') : ''
+  const at = previous.indexOf(HAND_WRITTEN)
+  return at < 0 ? '' : `\n${previous.slice(at)}`
+}
 const profileDir = join(HERE, 'profiles')
 let quietBudgetLeft = config.quietBudgetSeconds
 
@@ -224,7 +235,7 @@ async function main () {
   kit?.close()
   const elapsedSec = (performance.now() - t0) / 1000
   const report = buildReport({ config, results, startedAt, elapsedSec, profiles, fdLimits: readFdLimits(), distAtStart })
-  writeFileSync(outFile, report.markdown)
+  writeFileSync(outFile, report.markdown + handWrittenTail(outFile))
   writeFileSync(outFile.replace(/\.md$/, '.json'), JSON.stringify({ config, startedAt, elapsedSec, machine: report.machine, results }, null, 2))
   log(`\n${headline(report)}\n\nWrote ${outFile} in ${elapsedSec.toFixed(0)} s.`)
   if (distFingerprint().digest !== distAtStart.digest) log('WARNING: dist/ was rebuilt during the run; the figures mix two builds. Run again.')
