@@ -458,14 +458,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     const { channel } = entry
     const lastEventId = lastEventIdOf(request)
     if (scale !== undefined) return await listenScaled(request, reply, entry, lastEventId)
-    if (lastEventId !== undefined) {
-      const plan = await channel.planResume(lastEventId)
-      if (plan === undefined) throw new InvalidMessageError('Last-Event-ID is not an event this session can replay')
-      reply.hijack()
-      channel.resume(plan, reply.raw, reply.getHeaders() as OutgoingHttpHeaders)
-      http.endWithCredential(request, reply.raw, () => { reply.raw.end() })
-      return reply
-    }
+    if (lastEventId !== undefined) return await resumeLocal(request, reply, channel, lastEventId)
     if (channel.hasStandalone) throw new StreamConflictError('this session already has a GET stream open')
     reply.hijack()
     // Gone before we got here: no 'close' would ever come to free the stream slot.
