@@ -5,10 +5,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
+import { freePort } from './free-port.js'
 
 const BINARY = process.env.HAPROXY ?? 'haproxy'
 
@@ -23,17 +24,6 @@ export function haproxyTest (t: Test): { skip: string | false } {
   const reason = `${BINARY} is not installed: the balancer tests need it (apt-get install haproxy)`
   if (process.env.CI === 'true') t.fail(reason)
   return { skip: reason }
-}
-
-export async function freePort (): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const address = server.address()
-  server.close()
-  await once(server, 'close')
-  /* c8 ignore next: listening on TCP always gives an address object */
-  return typeof address === 'object' && address !== null ? address.port : 0
 }
 
 /** The configuration: round-robin over `backends`, health-checked, streams never cut. */

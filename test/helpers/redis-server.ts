@@ -3,8 +3,9 @@
 // No persistence (`--save '' --appendonly no`): a restart comes back empty, the hard case.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { createServer, connect } from 'node:net'
+import { connect } from 'node:net'
 import type { Test } from 'tap'
+import { freePort } from './free-port.js'
 
 const BINARY = process.env.REDIS_SERVER ?? 'redis-server'
 
@@ -79,17 +80,6 @@ export async function startRedis (t: Test, options: RedisServerOptions = {}): Pr
   t.teardown(server.stop)
   await start()
   return server
-}
-
-async function freePort (): Promise<number> {
-  const probe = createServer()
-  probe.listen(0, '127.0.0.1')
-  await once(probe, 'listening')
-  const address = probe.address()
-  probe.close()
-  await once(probe, 'close')
-  if (typeof address !== 'object' || address === null) throw new Error('no port')
-  return address.port
 }
 
 async function waitForPong (port: number, password: string | undefined): Promise<void> {
