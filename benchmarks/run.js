@@ -19,6 +19,9 @@ import { runSseCalls } from './clients/sse-calls.js'
 import { runStreamableCalls } from './clients/streamable-calls.js'
 import { runModernCalls } from './clients/modern-calls.js'
 import { runFanout } from './clients/fanout.js'
+import { runForwardedPosts, runSpreadCalls } from './clients/scale-calls.js'
+import { startCluster } from './lib/cluster.js'
+import { redisMissing } from './lib/redis.js'
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
 const env = process.env
@@ -43,7 +46,9 @@ const config = {
   fanoutTimeoutMs: num('BENCH_FANOUT_TIMEOUT_MS', 15000, 10000),
   quietWaitSeconds: num('BENCH_QUIET_WAIT_S', 20, 5),
   quietBudgetSeconds: num('BENCH_QUIET_BUDGET_S', 120, 20),
-  workloads: list('BENCH_WORKLOADS', 'stdio,sse,streamable,modern,auth,fanout', 'stdio,sse,streamable,modern,auth,fanout'),
+  workloads: list('BENCH_WORKLOADS', 'stdio,sse,streamable,modern,auth,fanout,scale', 'stdio,sse,streamable,modern,auth,fanout,scale'),
+  scaleInstances: num('BENCH_SCALE_INSTANCES', 3, 3),
+  forwardedCalls: num('BENCH_FORWARDED_CALLS', 4000, 1000),
   servers: list('BENCH_SERVERS', 'ours,sdk,baseline', 'ours,sdk,baseline'),
   // A/B test of a proposed fix: ours built elsewhere (a patched copy of dist/), run as one more server.
   candidate: env.BENCH_CANDIDATE_DIST,
@@ -182,6 +187,31 @@ async function main () {
     })
   }
 
+  if (config.workloads.includes('scale')) {
+    // 'cluster': N instances of ours on one redis-server (lib/cluster.js), measured as one server.
+    const cluster = async () => {
+      const missing = redisMissing()
+      if (missing !== undefined) throw new ServerUnavailable(missing)
+      return await startCluster({ instances: config.scaleInstances })
+    }
+    const independent = async () => await startCluster({ instances: config.scaleInstances, redis: false })
+    for (const name of ['independent', 'cluster']) if (!config.servers.includes(name)) config.servers.push(name)
+    add({
+      key: 'scale-calls',
+      title: `Scale-out: Streamable HTTP tools/call, ${config.scaleInstances} instances + redis-server against one instance without scale-out (${config.sseSessions} sessions, each call to the next session and the next instance)`,
+      scripts: { ours: 'ours-http.js', independent: 'ours-http.js', cluster: 'ours-http.js' },
+      start: { independent, cluster },
+      run: (server) => runSpreadCalls({ server, sessions: config.sseSessions, duration: config.duration, warmup: config.warmup })
+    })
+    add({
+      key: 'scale-forwarded',
+      title: `Scale-out: legacy SSE tools/call POSTed to the stream's instance or to another one (forwarded over Redis), ${config.forwardedCalls} sequential calls alternating`,
+      scripts: { cluster: 'ours-http.js' },
+      start: { cluster },
+      run: (server) => runForwardedPosts({ server, calls: config.forwardedCalls })
+    })
+  }
+
   if (config.candidate !== undefined) {
     if (!config.servers.includes('candidate')) config.servers.splice(1, 0, 'candidate')
     const dist = new URL(config.candidate, `file://${process.cwd()}/`).href
@@ -252,12 +282,14 @@ async function runOne (workload, name, run, log) {
   let server
   try {
     const profiling = config.profile && (name === 'ours' || name === 'candidate')
-    server = await startServer(script, {
+    // A deployment of several processes (scale-out) has its own starter; every other server is one script.
+    const start = workload.start?.[name] ?? (async () => await startServer(script, {
       stdio: workload.stdio,
       env: { ...workload.env, ...workload.envFor?.[name] },
       profileDir: profiling ? profileDir : undefined,
       profileName: profiling ? `${workload.key}-${name}-run${run + 1}` : undefined
-    })
+    }))
+    server = await start()
   } catch (error) {
     if (error instanceof ServerUnavailable) return { unavailable: error.message }
     return { error: error.message }
@@ -335,6 +367,12 @@ function fanoutMedian (runs) {
 function oneLine (key, v) {
   if (key === 'fanout') {
     return v.results.map((row) => `${row.size}: ${median(row.broadcasts.map((b) => b.ms)).toFixed(1)} ms, lost ${row.broadcasts.reduce((s, b) => s + b.lost, 0)}, ${(row.rssPerSession / 1024).toFixed(1)} KB/session, ${row.openPerSec.toFixed(0)} opened/s`).join(' | ') + `, other load ${v.otherLoad.toFixed(2)} cores`
+  }
+  if (key === 'scale-forwarded') {
+    return `p50 ${v.toOwner.p50?.toFixed(3)} ms to the stream's instance, ${v.viaOther.p50?.toFixed(3)} ms forwarded (+${v.addedP50?.toFixed(3)} ms), errors ${v.errors}, other load ${v.otherLoad.toFixed(2)} cores`
+  }
+  if (v.redisCommandsPerCall !== undefined) {
+    return `${v.callsPerSec.toFixed(0)} calls/s, ${v.cpuMicrosPerCall.toFixed(1)} us CPU/call summed (redis-server ${v.redisCpuMicrosPerCall.toFixed(2)}), ${v.redisCommandsPerCall.toFixed(4)} Redis commands/call${v.errors ? `, errors ${v.errors}` : ''}, other load ${v.otherLoad.toFixed(2)} cores`
   }
   const p = v.latency ?? v.batchLatency
   return `${v.callsPerSec.toFixed(0)} calls/s, server ${v.cpuMicrosPerCall.toFixed(1)} us CPU/call, p50 ${p?.p50?.toFixed(2)} ms, p99 ${p?.p99?.toFixed(2)} ms${v.lost ? `, lost ${v.lost}` : ''}${v.errors ? `, errors ${v.errors}` : ''}, other load ${v.otherLoad.toFixed(2)} cores`

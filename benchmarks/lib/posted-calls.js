@@ -7,17 +7,22 @@ import { measureCalls } from './window.js'
  * for `duration` seconds over `connections` keep-alive connections, every answer checked for the
  * sum of `add(1, 2)`. `headersOf(i)` gives connection i its headers (its session), `bodyOf(id)`
  * the JSON-RPC request with that id.
+ *
+ * Several instances of one deployment (`urls`, a scale-out cluster): one autocannon per instance,
+ * run together, the connections shared out between them; `headersOfCall(id, instance)`, when
+ * given, picks each request's headers (its session) instead: any session, so that one session's
+ * calls land on every instance (a balancer without stickiness), or one of the instance's own.
  */
-export async function measurePostedCalls ({ server, connections, duration, warmup, path, headersOf, bodyOf }) {
+export async function measurePostedCalls ({ server, connections, duration, warmup, path, headersOf, bodyOf, urls = [server.url], headersOfCall }) {
   let ok = 0
   let bad = 0
   let sample = ''
-  const load = (seconds) => new Promise((resolve, reject) => {
-    let nextId = 1
-    let client = 0
+  let nextId = 1
+  let client = 0
+  const loadOne = (url, index, share, seconds) => new Promise((resolve, reject) => {
     const instance = autocannon({
-      url: server.url,
-      connections,
+      url,
+      connections: share,
       pipelining: 1,
       duration: seconds,
       setupClient (c) {
@@ -26,7 +31,9 @@ export async function measurePostedCalls ({ server, connections, duration, warmu
           path,
           headers: headersOf(client++ % connections),
           setupRequest (req) {
-            req.body = bodyOf(nextId++)
+            const id = nextId++
+            req.body = bodyOf(id)
+            if (headersOfCall !== undefined) req.headers = headersOfCall(id, index)
             return req
           },
           onResponse (status, body) {
@@ -39,6 +46,11 @@ export async function measurePostedCalls ({ server, connections, duration, warmu
     }, (error, result) => error ? reject(error) : resolve(result))
     autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false, outputStream: { write () {} } })
   })
+  const load = async (seconds) => {
+    const shares = urls.map((_, i) => Math.floor(connections / urls.length) + (i < connections % urls.length ? 1 : 0))
+    const results = await Promise.all(urls.map((url, i) => loadOne(url, i, shares[i], seconds)))
+    return results.length === 1 ? results[0] : mergeResults(results)
+  }
   if (warmup > 0) await load(warmup)
   ok = 0
   bad = 0
@@ -49,5 +61,22 @@ export async function measurePostedCalls ({ server, connections, duration, warmu
     latency: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
     errors: bad + result.errors,
     sample
+  }
+}
+
+/**
+ * Several autocannon results as one: errors summed; latency percentiles, which cannot be merged
+ * exactly from summaries, as the median of the instances' p50 and the worst of the others.
+ */
+function mergeResults (results) {
+  const p50s = results.map((r) => r.latency.p50).sort((a, b) => a - b)
+  return {
+    errors: results.reduce((sum, r) => sum + r.errors, 0),
+    latency: {
+      p50: p50s[Math.floor(p50s.length / 2)],
+      p90: Math.max(...results.map((r) => r.latency.p90)),
+      p99: Math.max(...results.map((r) => r.latency.p99)),
+      max: Math.max(...results.map((r) => r.latency.max))
+    }
   }
 }
