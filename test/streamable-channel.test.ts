@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events'
 import type { ServerResponse } from 'node:http'
 import t from 'tap'
 import { Session } from '../src/protocol/session.js'
-import { MemoryEventStore, type EventReplay, type EventStore, type StoredEvent } from '../src/transports/event-store.js'
+import { MemoryEventStore, type EventReplay, type EventStore, type StoredEvent } from '../src/scale/event-store.js'
 import { StreamSet } from '../src/transports/sse-stream.js'
 import { StreamableChannel } from '../src/transports/streamable-channel.js'
 

@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { JsonRpcId, JsonRpcMessage } from '../protocol/jsonrpc.js'
 import type { Session, SessionChannel } from '../protocol/session.js'
-import type { EventReplay, StoredEvent } from './event-store.js'
+import type { EventReplay, StoredEvent } from '../scale/event-store.js'
 import { comparePositions } from '../scale/position.js'
 import { SseStream } from './sse-stream.js'
 import {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcId, JsonRpcMessage } from '../protocol/jsonrpc.js'
-import type { EventReplay, EventStore, StoredEvent } from './event-store.js'
+import type { EventReplay, EventStore, StoredEvent } from '../scale/event-store.js'
 import type { StreamSet } from './sse-stream.js'
 
 // The shapes of Streamable HTTP's per-session state and the small rules about

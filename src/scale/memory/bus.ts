@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { MemoryEventStore } from '../../transports/event-store.js'
+import { MemoryEventStore } from '../event-store.js'
 import type {
   Bus, ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleEngine
 } from '../types.js'

@@ -1,4 +1,4 @@
-import type { EventReplay, EventStore, StoredEvent } from '../../transports/event-store.js'
+import type { EventReplay, EventStore, StoredEvent } from '../event-store.js'
 import { bounded, type RedisPort } from './client.js'
 import type { Keys } from './keys.js'
 
