@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { McpCore } from './protocol/core.js'
 import { createScaleEngine, type RedisScaleEngine } from './scale/redis/engine.js'
+import type { EventStore } from './scale/event-store.js'
 import type { ScaleEngine } from './scale/types.js'
 import type { ResolvedPluginOptions } from './schemas/resolve.js'
 import { exposureWarning } from './transports/guards.js'
@@ -19,7 +20,7 @@ import { ScaleNode } from './transports/scale-node.js'
  */
 export async function mountMcp (fastify: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, prefix?: string, scale?: ScaleEngine): Promise<void> {
   fastify.decorate('mcp', core)
-  const node = scale === undefined || options.stateless ? undefined : new ScaleNode(scale, core, options, fastify.log)
+  const node = scale === undefined || options.stateless ? undefined : new ScaleNode(withEventStore(scale, options.eventStore), core, options, fastify.log)
 
   // Said once, when the app listens: only then is the bind address known.
   fastify.addHook('onListen', async () => {
@@ -42,6 +43,12 @@ export async function mountMcp (fastify: FastifyInstance, core: McpCore, options
   // routes in this app get none of them. fastify-plugin drops `prefix` for the
   // plugin itself, so the transports' child takes it over.
   await registerHttpTransports(fastify, core, options, prefix, node)
+}
+
+/** The engine with the user's `eventStore` in place of its own event log (replays, deletes, resumes elsewhere). */
+function withEventStore (engine: ScaleEngine, events: EventStore | undefined): ScaleEngine {
+  if (events === undefined) return engine
+  return { sessions: engine.sessions, bus: engine.bus, events, close: async () => { await engine.close() } }
 }
 
 /**

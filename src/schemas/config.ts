@@ -1,8 +1,9 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TUnsafe } from '@sinclair/typebox'
 import { DEFAULT_LIMITS } from '../protocol/limits.js'
 import type { CacheableMethod } from '../protocol/modern/caching.js'
 import { REQUEST_STATE_DEFAULTS } from '../protocol/modern/request-state.js'
 import { TASK_DEFAULTS, type TaskStore } from '../protocol/tasks/types.js'
+import type { EventStore } from '../scale/event-store.js'
 import { JWT_ALGORITHMS } from './algorithms.js'
 import { ScaleOutOptionsSchema } from './scale.js'
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api'
@@ -164,6 +165,15 @@ const httpRouteProperties = {
    * oldest are evicted first, and an event larger than this is not kept. Default 4 MiB (4194304).
    */
   eventStoreBytes: Type.Optional(Type.Integer({ minimum: 1024, default: 4 * MiB })),
+  /**
+   * Where the events of Streamable HTTP sessions are kept for resumption: an object implementing
+   * `EventStore` (`append`, `replayAfter`, `deleteSession`; each may return a promise). Used as
+   * given (never copied or frozen) and bounded by itself: `eventStoreSize` and `eventStoreBytes`
+   * bound the built-in stores only. With `scaleOut` it replaces the Redis event log, so it must be
+   * shared by every instance. Refused with `stateless`. Default: a bounded in-memory store (Redis
+   * with `scaleOut`). Any value passes the schema and is checked by the rules (resolve.ts).
+   */
+  eventStore: Type.Optional(Type.Any() as unknown as TUnsafe<EventStore>),
   /**
    * Run several instances of this server behind a load balancer (no stickiness needed), sharing
    * sessions, event logs, tasks and messages in Redis. Unset = one process holds everything.

@@ -7,7 +7,7 @@ import {
   type PluginOptions, type ServerOptions, type TasksOptions, type TelemetryOptions
 } from './config.js'
 import type { TaskStore } from '../protocol/tasks/types.js'
-import { describeValue, isRecord, join, LIVE_REDIS_CLIENT, pluginRules, serverRules, type OptionsProblem } from './rules.js'
+import { describeValue, isRecord, join, LIVE_EVENT_STORE, LIVE_REDIS_CLIENT, pluginRules, serverRules, type OptionsProblem } from './rules.js'
 import type { ResolvedScaleOutOptions } from './scale.js'
 
 export type { OptionsProblem } from './rules.js'
@@ -59,48 +59,60 @@ const FASTIFY_REGISTER_KEYS = ['prefix', 'logLevel', 'logSerializers']
  */
 export function resolveServerOptions (input: unknown): ResolvedServerOptions {
   const { value: withoutTasks, store } = withoutStore(input)
-  const { value: withoutRedis, client } = withoutClient(withoutTasks, SERVER_REDIS)
-  const { value, providers } = withoutProviders(withoutRedis)
-  const rules = (v: unknown): OptionsProblem[] => [...serverRules(v), ...storeRules(store), ...clientRules(client, SERVER_REDIS), ...providerRules(providers)]
-  return withLive(withClient(resolve(ServerOptionsSchema, Value.Clone(value), rules), SERVER_REDIS, client), store, providers) as ResolvedServerOptions
+  const { value: withoutRedis, live: client } = withoutLive(withoutTasks, SERVER_REDIS, LIVE_REDIS_CLIENT)
+  const { value: withoutEvents, live: events } = withoutLive(withoutRedis, SERVER_EVENTS, LIVE_EVENT_STORE)
+  const { value, providers } = withoutProviders(withoutEvents)
+  const rules = (v: unknown): OptionsProblem[] => [
+    ...serverRules(v), ...storeRules(store), ...clientRules(client, SERVER_REDIS), ...eventStoreRules(events, SERVER_EVENTS), ...providerRules(providers)
+  ]
+  const resolved = resolve(ServerOptionsSchema, Value.Clone(value), rules)
+  return withLive(withLiveAt(withLiveAt(resolved, SERVER_REDIS, client), SERVER_EVENTS, events), store, providers) as ResolvedServerOptions
 }
 
 /** Same as {@link resolveServerOptions} for `fastify.register(mcp, options)`. */
 export function resolvePluginOptions (input: unknown): ResolvedPluginOptions {
   const { value: withoutTasks, store } = withoutStore(input)
-  const { value: withoutRedis, client } = withoutClient(withoutTasks, PLUGIN_REDIS)
-  const { value: original, providers } = withoutProviders(withoutRedis)
+  const { value: withoutRedis, live: client } = withoutLive(withoutTasks, PLUGIN_REDIS, LIVE_REDIS_CLIENT)
+  const { value: withoutEvents, live: events } = withoutLive(withoutRedis, PLUGIN_EVENTS, LIVE_EVENT_STORE)
+  const { value: original, providers } = withoutProviders(withoutEvents)
   const value: unknown = Value.Clone(original)
   if (isRecord(value)) for (const key of FASTIFY_REGISTER_KEYS) delete value[key]
-  const rules = (v: unknown): OptionsProblem[] => [...pluginRules(v), ...storeRules(store), ...clientRules(client, PLUGIN_REDIS), ...providerRules(providers)]
-  return withLive(withClient(resolve(PluginOptionsSchema, value, rules), PLUGIN_REDIS, client), store, providers) as ResolvedPluginOptions
+  const rules = (v: unknown): OptionsProblem[] => [
+    ...pluginRules(v), ...storeRules(store), ...clientRules(client, PLUGIN_REDIS), ...eventStoreRules(events, PLUGIN_EVENTS), ...providerRules(providers)
+  ]
+  const resolved = resolve(PluginOptionsSchema, value, rules)
+  return withLive(withLiveAt(withLiveAt(resolved, PLUGIN_REDIS, client), PLUGIN_EVENTS, events), store, providers) as ResolvedPluginOptions
 }
 
 /** Where an ioredis client given as `scaleOut.redis` sits in each kind of options. */
 const SERVER_REDIS = ['transport', 'options', 'scaleOut', 'redis']
 const PLUGIN_REDIS = ['scaleOut', 'redis']
+/** Where an `eventStore` sits. */
+const SERVER_EVENTS = ['transport', 'options', 'eventStore']
+const PLUGIN_EVENTS = ['eventStore']
 
 /**
- * An ioredis client (`scaleOut.redis`) is a live object, like `taskStore`: it is swapped for a
- * marker before the options are cloned and checked (copying the objects on its path, never
- * mutating the caller's), checked for `duplicate()`, and put back as the very same object.
+ * An ioredis client (`scaleOut.redis`) and an `eventStore` are live objects, like `taskStore`:
+ * each is swapped for a marker before the options are cloned and checked (copying the objects on
+ * its path, never mutating the caller's), checked for its methods, and put back as the very same
+ * object. Anything that is not an object stays in place for the schema and the rules to refuse.
  */
-function withoutClient (input: unknown, path: string[]): { value: unknown, client: unknown } {
+function withoutLive (input: unknown, path: string[], marker: string): { value: unknown, live: unknown } {
   const parents: Array<Record<string, unknown>> = []
   let node = input
   for (const key of path.slice(0, -1)) {
-    if (!isRecord(node)) return { value: input, client: undefined }
+    if (!isRecord(node)) return { value: input, live: undefined }
     parents.push(node)
     node = node[key]
   }
   const leaf = path[path.length - 1] as string
   if (!isRecord(node) || (typeof node[leaf] !== 'object' && typeof node[leaf] !== 'function') || node[leaf] === null) {
-    return { value: input, client: undefined }
+    return { value: input, live: undefined }
   }
-  const client = node[leaf]
-  let copy: Record<string, unknown> = { ...node, [leaf]: LIVE_REDIS_CLIENT }
+  const live = node[leaf]
+  let copy: Record<string, unknown> = { ...node, [leaf]: marker }
   for (let i = parents.length - 1; i >= 0; i--) copy = { ...parents[i], [path[i] as string]: copy }
-  return { value: copy, client }
+  return { value: copy, live }
 }
 
 function clientRules (client: unknown, path: string[]): OptionsProblem[] {
@@ -108,12 +120,21 @@ function clientRules (client: unknown, path: string[]): OptionsProblem[] {
   return [{ path: path.join('.'), message: 'expected a redis:// or rediss:// URL, or an ioredis client (an object with duplicate()), got an object without duplicate()' }]
 }
 
-function withClient (resolved: unknown, path: string[], client: unknown): unknown {
-  if (client === undefined) return resolved
+const EVENT_STORE_METHODS = ['append', 'replayAfter', 'deleteSession'] as const
+
+function eventStoreRules (store: unknown, path: string[]): OptionsProblem[] {
+  if (store === undefined) return []
+  const missing = EVENT_STORE_METHODS.filter((method) => typeof (store as Record<string, unknown>)[method] !== 'function')
+  if (missing.length === 0) return []
+  return [{ path: path.join('.'), message: `expected an EventStore, an object with the methods ${EVENT_STORE_METHODS.join(', ')}; missing: ${missing.join(', ')}` }]
+}
+
+function withLiveAt (resolved: unknown, path: string[], live: unknown): unknown {
+  if (live === undefined) return resolved
   const put = (node: unknown, depth: number): unknown => {
     const key = path[depth] as string
     const record = node as Record<string, unknown>
-    return Object.freeze({ ...record, [key]: depth === path.length - 1 ? client : put(record[key], depth + 1) })
+    return Object.freeze({ ...record, [key]: depth === path.length - 1 ? live : put(record[key], depth + 1) })
   }
   return put(resolved, 0)
 }

@@ -134,6 +134,7 @@ function httpRules (http: Dict, base: string, add: Add): void {
   }
 
   scaleOutRules(http, base, add)
+  eventStoreRule(http, base, add)
 
   const auth = http.auth
   if (!isRecord(auth) || !isRecord(auth.options)) return
@@ -148,6 +149,19 @@ function httpRules (http: Dict, base: string, add: Add): void {
  * checked (a live client must not be cloned); resolve.ts checks the client itself and puts it back.
  */
 export const LIVE_REDIS_CLIENT = '\u0000ioredis client'
+/** Stands in for an `eventStore` object the same way (resolve.ts checks its methods). */
+export const LIVE_EVENT_STORE = '\u0000event store'
+
+function eventStoreRule (http: Dict, base: string, add: Add): void {
+  const store = http.eventStore
+  if (store === undefined) return
+  const at = join(base, 'eventStore')
+  if (store !== LIVE_EVENT_STORE) {
+    add(at, `expected an EventStore, an object with the methods append, replayAfter, deleteSession, got ${describeValue(store, at)}`)
+  } else if (http.stateless === true) {
+    add(at, 'refused together with stateless: a stateless server keeps no events to resume; remove one of the two')
+  }
+}
 
 function scaleOutRules (http: Dict, base: string, add: Add): void {
   const scaleOut = http.scaleOut

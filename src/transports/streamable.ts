@@ -82,10 +82,11 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
   const sessions = new Map<string, Entry>()
   const scale = http.scale
   const env: StreamEnv = {
-    // A stateless session lives for one POST: there is nothing to resume. Scale-out: the shared store.
+    // A stateless session lives for one POST: there is nothing to resume. Scale-out: the shared
+    // store (the user's `eventStore` when given: mountMcp put it in the engine).
     store: scale !== undefined
       ? scale.engine.events
-      : options.eventStoreSize > 0 && !options.stateless ? new MemoryEventStore(options.eventStoreSize, options.eventStoreBytes) : undefined,
+      : options.stateless ? undefined : options.eventStore ?? (options.eventStoreSize > 0 ? new MemoryEventStore(options.eventStoreSize, options.eventStoreBytes) : undefined),
     streams: http.streams,
     maxQueuedBytes: options.maxQueuedBytes,
     onStoreError: (error) => { app.log.error({ err: error }, 'MCP event store failed') },
