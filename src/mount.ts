@@ -22,6 +22,9 @@ export async function mountMcp (fastify: FastifyInstance, core: McpCore, options
   fastify.decorate('mcp', core)
   const node = scale === undefined || options.stateless ? undefined : new ScaleNode(withEventStore(scale, options.eventStore), core, options, fastify.log)
 
+  // Scale-out: the registrations made while starting are not changes to announce; later ones are.
+  if (node !== undefined) fastify.addHook('onReady', async () => { node.startAnnouncing() })
+
   // Said once, when the app listens: only then is the bind address known.
   fastify.addHook('onListen', async () => {
     const warning = exposureWarning(fastify.addresses(), options)

@@ -54,4 +54,10 @@ export function changeEventOf (notification: Pick<JsonRpcNotification, 'method' 
 export interface ChangeRelay {
   broadcast: (json: string) => number
   resourceUpdated: (uri: string, json: string) => number
+  /**
+   * A list of this instance's registry changed and now has `digest` (`Registry.digest`). Every
+   * instance announces a (list, digest) once to what it holds, so that a change made on every
+   * instance alike (the usual case: they run the same code) reaches each client once.
+   */
+  listChanged: (list: ListKind, digest: string, json: string) => void
 }

@@ -122,7 +122,11 @@ export class McpCore implements MCPRegistryApi {
     })
     this.telemetry.countStreams('listen', () => this.listen.size)
     this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry }, this.listen)
-    this.registry.onChange((kind) => { this.broadcastLocally({ jsonrpc: '2.0', method: LIST_CHANGED_METHODS[kind] }) })
+    this.registry.onChange((kind) => {
+      const message: JsonRpcNotification = { jsonrpc: '2.0', method: LIST_CHANGED_METHODS[kind] }
+      if (this.relay === undefined) this.broadcastLocally(message)
+      else this.relay.listChanged(kind, this.registry.digest(kind), JSON.stringify(message))
+    })
     // notifications/tasks on the listen streams that listed the task (its changes made in this process).
     this.tasks.onChange((task) => { this.listen.deliverTask(task) })
   }

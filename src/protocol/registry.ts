@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { TSchema } from '@sinclair/typebox'
 import { DuplicateDefinitionError, InvalidDefinitionError } from '../errors.js'
 import type {
@@ -62,6 +63,19 @@ export class Registry {
 
   onChange (listener: (kind: ListKind) => void): void {
     this.listeners.push(listener)
+  }
+
+  /**
+   * A fingerprint of what one list holds (what its `list` request answers), the same in every
+   * process that registered the same definitions, in any order: several instances of a server
+   * (scale-out) compare it to announce a change they all made once, not once per instance.
+   */
+  digest (kind: ListKind): string {
+    const items = kind === 'tools'
+      ? [...this.tools.values()]
+      : kind === 'prompts' ? [...this.prompts.values()] : [...this.resources.values(), ...this.templates.values()]
+    const wires = items.map((item) => JSON.stringify(item.wire)).sort()
+    return createHash('sha256').update(wires.join('\n')).digest('base64url').slice(0, 22)
   }
 
   tool<I extends TSchema | JsonSchema, O extends TSchema | JsonSchema> (definition: ToolDefinition<I, O>, handler: ToolHandler<ArgsOf<I>>): Registration {

@@ -88,8 +88,11 @@ export type ControlMessage =
 export type FanoutMessage =
   | { type: 'broadcast', json: string }
   | { type: 'resource-updated', uri: string, json: string }
-  /** A registry changed: each instance applied the same change; a gateway delivers each (list, rev) once. */
-  | { type: 'list-changed', list: 'tools' | 'resources' | 'prompts', rev: number, json: string }
+  /**
+   * A registry list changed on the sending instance and now has `digest` (`Registry.digest`). The
+   * instances usually all make the same change: each announces a (list, digest) once.
+   */
+  | { type: 'list-changed', list: 'tools' | 'resources' | 'prompts', digest: string, json: string }
 
 export interface Envelope<M> {
   /** Sending instance. */

@@ -5,6 +5,7 @@ import type { McpCore } from '../protocol/core.js'
 import type { JsonRpcId, JsonRpcNotification } from '../protocol/jsonrpc.js'
 import type { Session } from '../protocol/session.js'
 import type { ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleEngine, SessionRecord, StoredSession } from '../scale/types.js'
+import { ListChangeAnnouncer } from './scale-lists.js'
 import { SseStream } from './sse-stream.js'
 import type { LiveStream } from './streamable-state.js'
 
@@ -81,6 +82,7 @@ export class ScaleNode {
   private readonly earlyCancels = new Map<string, { until: number, reason: string }>()
   /** Changes written from here per session, so that a slower refresh does not undo a newer local change. */
   private readonly edits = new WeakMap<Session, number>()
+  private readonly lists: ListChangeAnnouncer
   private sweep: NodeJS.Timeout | undefined
   private closing = false
   private failuresLogged = false
@@ -94,9 +96,13 @@ export class ScaleNode {
     engine.bus.onDirect((envelope) => { this.onDirect(envelope) })
     engine.bus.onControl((envelope) => { this.onControl(envelope) })
     engine.bus.onFanout((envelope) => { this.onFanout(envelope) })
+    this.lists = new ListChangeAnnouncer(core.registry)
     core.relay = {
       broadcast: (json) => this.publish({ type: 'broadcast', json }, (entry) => entry.session.state === 'ready'),
-      resourceUpdated: (uri, json) => this.publish({ type: 'resource-updated', uri, json }, (entry) => entry.session.subscriptions.has(uri))
+      resourceUpdated: (uri, json) => this.publish({ type: 'resource-updated', uri, json }, (entry) => entry.session.subscriptions.has(uri)),
+      listChanged: (list, digest, json) => {
+        if (this.lists.publishing) this.guard(this.engine.bus.fanout({ type: 'list-changed', list, digest, json }))
+      }
     }
     if (this.idleTimeoutMs > 0) {
       this.sweep = setInterval(() => { this.sweepIdle() }, Math.min(Math.max(Math.floor(this.idleTimeoutMs / 2), 10), 30_000))
@@ -250,6 +256,11 @@ export class ScaleNode {
     this.earlyCancels.set(`${session} ${JSON.stringify(requestId)}`, { until: Date.now() + EARLY_CANCEL_MS, reason })
   }
 
+  /** The app is ready: registry changes from now on are announced to every instance (see ListChangeAnnouncer). */
+  startAnnouncing (): void {
+    this.lists.start()
+  }
+
   /** Server shutdown: sessions close here only; they live on at the other instances. */
   shutdown (): void {
     this.closing = true
@@ -314,16 +325,16 @@ export class ScaleNode {
 
   private onFanout ({ position, message }: Envelope<FanoutMessage>): void {
     if (this.closing) return
-    if (message.type === 'list-changed') return
+    if (message.type === 'list-changed' && !this.lists.isNews(message.list, message.digest)) return
     // Parsed once for every receiver (only transports without a serialized path need it).
     const notification = JSON.parse(message.json) as JsonRpcNotification
     for (const entry of [...this.local.values()]) {
-      if (message.type === 'broadcast' ? entry.session.state === 'ready' : entry.session.subscriptions.has(message.uri)) entry.fanout(position, message.json, notification)
+      if (message.type === 'resource-updated' ? entry.session.subscriptions.has(message.uri) : entry.session.state === 'ready') entry.fanout(position, message.json, notification)
     }
     // The 2026 listen streams of this instance.
-    const event = message.type === 'broadcast'
-      ? changeEventOf(notification)
-      : { kind: 'resource_updated' as const, uri: message.uri, params: { uri: message.uri } }
+    const event = message.type === 'resource-updated'
+      ? { kind: 'resource_updated' as const, uri: message.uri, params: { uri: message.uri } }
+      : changeEventOf(notification)
     if (event !== undefined) this.core.deliver(event)
   }
 

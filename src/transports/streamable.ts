@@ -435,7 +435,11 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
         scale.engine.bus.log0After(session.id, stream0[1] ?? '0'),
         scale.engine.bus.fanoutAfter(stream0[2] ?? '0')
       ])
-      const missed = fanout.filter(({ message }) => message.type === 'broadcast' || (message.type === 'resource-updated' && session.subscriptions.has(message.uri)))
+      // A list change missed is one re-list to do, however many instances made it: the latest per list.
+      const lastChange = new Map(fanout.map(({ message }, index) => [message.type === 'list-changed' ? message.list : '', index]))
+      const missed = fanout.filter(({ message }, index) => message.type === 'broadcast' ||
+        (message.type === 'resource-updated' && session.subscriptions.has(message.uri)) ||
+        (message.type === 'list-changed' && lastChange.get(message.list) === index))
         .map(({ position, message }) => ({ position, json: message.json }))
       reply.hijack()
       channel.finishResume0(reply.raw, headers, log, missed)

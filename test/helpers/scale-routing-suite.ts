@@ -1,13 +1,13 @@
 import type { Test } from 'tap'
 import { Type } from '../../src/index.js'
-import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, ElicitRequestSchema, CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, ElicitRequestSchema, CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance } from 'fastify'
 import { registerCatalog, probes } from '../fixtures/catalog.js'
 import { registerSamplingTools } from '../fixtures/sampling.js'
 import { runCatalogTable } from './catalog-table.js'
 import { clusterSse, clusterStreamable, startCluster, type EngineRig } from './scale-cluster.js'
 import { openRawStream, type RawStream } from '../fixtures/http-app.js'
-import { messageOf, openSession, raw } from '../fixtures/streamable-raw.js'
+import { messageOf, openSession, raw, type RawReply } from '../fixtures/streamable-raw.js'
 import { headersFor, modern } from './modern.js'
 
 interface Frame { id: string | undefined, data: string | undefined }
@@ -216,11 +216,14 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     // Missed while no stream was connected: kept in the session's log and the fan-out.
     cluster.apps[1]?.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'b' } })
     await jsonOnlyCall(b0, session, 2, 1)
+    // A tool added on every instance meanwhile: three changes published, one re-list to do.
+    for (const app of cluster.apps) app.mcp.tool({ name: 'missed', description: 'Added while the stream was away', inputSchema: Type.Object({}) }, async () => ({ content: [] }))
+    await new Promise((resolve) => setTimeout(resolve, 50))
     const second = await openRawStream(`${b2}/mcp`, { ...headers, 'last-event-id': last })
     t.teardown(() => { second.destroy() })
     const replayed: Frame[] = []
-    while (replayed.length < 3) replayed.push(await nextEvent(second))
-    t.same(replayed.map(said).sort(), ['b', 'log', 'progress:1'], 'the missed events, replayed on i2, none of the ones seen before')
+    while (replayed.length < 4) replayed.push(await nextEvent(second))
+    t.same(replayed.map(said).sort(), ['b', 'log', 'notifications/tools/list_changed', 'progress:1'], 'the missed events, replayed on i2, none of the ones seen before, the list change once')
     cluster.apps[0]?.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'c' } })
     t.same(said(await nextEvent(second)), 'c', 'then live on i2')
     const ids = [...live, ...replayed].map((frame) => frame.id)
@@ -270,6 +273,47 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
       t.same([messageOf(await stream.next()).method, messageOf(await stream.next()).method],
         ['notifications/resources/updated', 'notifications/tools/list_changed'], 'each once, in order')
     }
+  })
+
+  t.test('tools/list_changed: a tool added on every instance is announced once per client; one added on one instance reaches every client', async (t) => {
+    const cluster = await startCluster(t, await makeRig(t), register)
+    const clients = [
+      (await clusterStreamable(t, cluster)).client,
+      (await clusterStreamable(t, cluster)).client,
+      (await clusterSse(t, cluster)).client
+    ]
+    // Each session is used on every instance, so that each holds a copy of it.
+    for (const client of clients) for (let i = 0; i < 3; i++) await client.callTool({ name: 'where', arguments: {} })
+    const heard = clients.map(() => 0)
+    clients.forEach((client, i) => { client.setNotificationHandler(ToolListChangedNotificationSchema, () => { heard[i] = (heard[i] ?? 0) + 1 }) })
+    const listens: RawReply[] = []
+    for (const base of cluster.bases) {
+      const body = modern(`L-${base}`, 'subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: ['docs://readme'] } })
+      const stream = await raw(`${base}/mcp`, 'POST', headersFor(body), body)
+      t.teardown(() => { stream.destroy() })
+      t.equal(messageOf(await stream.next()).method, 'notifications/subscriptions/acknowledged')
+      listens.push(stream)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const late = { name: 'late', description: 'Added at run time', inputSchema: Type.Object({}) }
+    for (const app of cluster.apps) app.mcp.tool(late, async () => ({ content: [] }))
+    await until(t, 'every client heard the change', () => heard.every((n) => n >= 1))
+    for (const stream of listens) t.equal(messageOf(await stream.next()).method, 'notifications/tools/list_changed', 'and every listen stream')
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    t.same(heard, [1, 1, 1], 'once each, although three instances made the change')
+    // A marker after the change: a second list_changed would come before it.
+    const marker = async (): Promise<void> => {
+      cluster.apps[0]?.mcp.notifyResourceUpdated('docs://readme')
+      for (const stream of listens) t.equal(messageOf(await stream.next()).method, 'notifications/resources/updated', 'once on each listen stream')
+    }
+    await marker()
+
+    cluster.apps[1]?.mcp.tool({ name: 'solo', description: 'Added on one instance', inputSchema: Type.Object({}) }, async () => ({ content: [] }))
+    await until(t, 'a change made on one instance reaches every client', () => heard.every((n) => n >= 2))
+    for (const stream of listens) t.equal(messageOf(await stream.next()).method, 'notifications/tools/list_changed', 'and every listen stream, on every instance')
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    t.same(heard, [2, 2, 2])
+    await marker()
   })
 
   t.test('unknown sessions: 404 on every instance, on both transports', async (t) => {
