@@ -44,7 +44,10 @@ export interface MCPRegistryApi {
    * Returns how many sessions and streams it reached.
    */
   notifyResourceUpdated: (uri: string) => number
-  /** Number of open sessions. */
+  /**
+   * Number of open sessions opened on this server (with `scaleOut`, on this instance: the copies
+   * it keeps of sessions opened elsewhere are not counted, here or against `maxSessions`).
+   */
   readonly sessionCount: number
 }
 
@@ -99,6 +102,8 @@ export class McpCore implements MCPRegistryApi {
    * same registrations and announces them to what it holds.
    */
   relay: ChangeRelay | undefined
+  /** How many of `sessions` are copies of sessions opened on another instance (scale-out). */
+  private copies = 0
   /** Spans and metrics (MCP semantic conventions); transports report refusals through it. */
   readonly telemetry: Telemetry
 
@@ -118,7 +123,7 @@ export class McpCore implements MCPRegistryApi {
     this.changeListeners.add(this.listen)
     this.telemetry = new Telemetry(options.telemetry ?? { enabled: true }, {
       knows: (kind, name) => (kind === 'tool' ? this.registry.tools : this.registry.prompts).has(name),
-      sessions: () => this.sessions.size
+      sessions: () => this.sessionCount
     })
     this.telemetry.countStreams('listen', () => this.listen.size)
     this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry }, this.listen)
@@ -137,8 +142,9 @@ export class McpCore implements MCPRegistryApi {
     return () => { this.changeListeners.delete(listener) }
   }
 
+  /** Sessions opened here (scale-out: not the copies of sessions opened on other instances). */
   get sessionCount (): number {
-    return this.sessions.size
+    return this.sessions.size - this.copies
   }
 
   /**
@@ -177,7 +183,14 @@ export class McpCore implements MCPRegistryApi {
    * duration is not this instance's to record.
    */
   addSession (session: Session, peer?: NetworkPeer | null): void {
-    if (peer !== null) this.telemetry.trackSession(session, peer)
+    if (peer !== null) {
+      this.telemetry.trackSession(session, peer)
+    } else {
+      // A copy is cached state, rebuilt from the store on demand: it takes no `maxSessions` slot,
+      // or N instances serving every session everywhere would hold N times the sessions they have.
+      this.copies++
+      session.onClose(() => { this.copies-- })
+    }
     this.sessions.set(session.id, session)
     session.onClose(() => { this.sessions.delete(session.id) })
   }

@@ -7,7 +7,7 @@ import { registerSamplingTools } from '../fixtures/sampling.js'
 import { runCatalogTable } from './catalog-table.js'
 import { clusterSse, clusterStreamable, startCluster, type EngineRig } from './scale-cluster.js'
 import { openRawStream, type RawStream } from '../fixtures/http-app.js'
-import { messageOf, openSession, raw, type RawReply } from '../fixtures/streamable-raw.js'
+import { BOTH, messageOf, openSession, raw, type RawReply } from '../fixtures/streamable-raw.js'
 import { headersFor, modern } from './modern.js'
 
 interface Frame { id: string | undefined, data: string | undefined }
@@ -314,6 +314,28 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     await new Promise((resolve) => setTimeout(resolve, 150))
     t.same(heard, [2, 2, 2])
     await marker()
+  })
+
+  t.test('maxSessions counts the sessions opened on an instance, not its copies of the others\'', async (t) => {
+    const cluster = await startCluster(t, await makeRig(t), register, { maxSessions: 2 })
+    const [b0 = '', b1 = ''] = cluster.bases
+    const opened = [await openSession(`${b0}/mcp`), await openSession(`${b0}/mcp`)]
+    const call = async (base: string, session: string): Promise<number> => {
+      const reply = await raw(`${base}/mcp`, 'POST', { ...BOTH, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'where', arguments: {} } })
+      await reply.text()
+      return reply.status
+    }
+    // Used on i1 too: i1 now holds copies of both.
+    for (const session of opened) t.equal(await call(b1, session), 200)
+    t.equal(cluster.apps[0]?.mcp.sessionCount, 2, 'i0 opened two')
+    t.equal(cluster.apps[1]?.mcp.sessionCount, 0, 'the copies on i1 are not counted')
+    const more = [await openSession(`${b1}/mcp`), await openSession(`${b1}/mcp`)]
+    t.equal(cluster.apps[1]?.mcp.sessionCount, 2, 'so i1 still opens its own two')
+    for (const session of more) t.equal(await call(b0, session), 200, 'which work everywhere')
+    const full = await raw(`${b1}/mcp`, 'POST', BOTH, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })
+    await full.text()
+    t.equal(full.status, 503, 'and a third is refused: the bound holds for what it counts')
   })
 
   t.test('unknown sessions: 404 on every instance, on both transports', async (t) => {
