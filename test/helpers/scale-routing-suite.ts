@@ -68,6 +68,19 @@ function register (app: FastifyInstance, index: number): void {
   })
 }
 
+/** A 2026-07-28 listen stream on each instance, for tool list changes and `docs://readme` updates, acknowledged. */
+async function listenEverywhere (t: Test, bases: readonly string[]): Promise<RawReply[]> {
+  const streams: RawReply[] = []
+  for (const base of bases) {
+    const body = modern(`L-${base}`, 'subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: ['docs://readme'] } })
+    const stream = await raw(`${base}/mcp`, 'POST', headersFor(body), body)
+    t.teardown(() => { stream.destroy() })
+    t.equal(messageOf(await stream.next()).method, 'notifications/subscriptions/acknowledged')
+    streams.push(stream)
+  }
+  return streams
+}
+
 async function until (t: Test, what: string, check: () => boolean): Promise<void> {
   for (let i = 0; i < 400 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
   t.ok(check(), what)
@@ -259,14 +272,7 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
 
   t.test('2026-07-28 listen streams on every instance hear resource updates and change broadcasts from any instance, once', async (t) => {
     const cluster = await startCluster(t, await makeRig(t), register)
-    const streams = []
-    for (const base of cluster.bases) {
-      const body = modern(`L-${base}`, 'subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: ['docs://readme'] } })
-      const stream = await raw(`${base}/mcp`, 'POST', headersFor(body), body)
-      t.teardown(() => { stream.destroy() })
-      t.equal(messageOf(await stream.next()).method, 'notifications/subscriptions/acknowledged')
-      streams.push(stream)
-    }
+    const streams = await listenEverywhere(t, cluster.bases)
     cluster.apps[1]?.mcp.notifyResourceUpdated('docs://readme')
     cluster.apps[2]?.mcp.broadcast({ method: 'notifications/tools/list_changed' })
     for (const stream of streams) {
@@ -286,14 +292,7 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     for (const client of clients) for (let i = 0; i < 3; i++) await client.callTool({ name: 'where', arguments: {} })
     const heard = clients.map(() => 0)
     clients.forEach((client, i) => { client.setNotificationHandler(ToolListChangedNotificationSchema, () => { heard[i] = (heard[i] ?? 0) + 1 }) })
-    const listens: RawReply[] = []
-    for (const base of cluster.bases) {
-      const body = modern(`L-${base}`, 'subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: ['docs://readme'] } })
-      const stream = await raw(`${base}/mcp`, 'POST', headersFor(body), body)
-      t.teardown(() => { stream.destroy() })
-      t.equal(messageOf(await stream.next()).method, 'notifications/subscriptions/acknowledged')
-      listens.push(stream)
-    }
+    const listens = await listenEverywhere(t, cluster.bases)
     await new Promise((resolve) => setTimeout(resolve, 100))
     const late = { name: 'late', description: 'Added at run time', inputSchema: Type.Object({}) }
     for (const app of cluster.apps) app.mcp.tool(late, async () => ({ content: [] }))
