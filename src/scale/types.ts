@@ -48,6 +48,12 @@ export interface SessionStore {
    * Undefined when the session is gone.
    */
   claimGateway: (id: string, instance: string) => Promise<GatewayClaim | undefined>
+  /**
+   * After Redis lost its data (restarted empty): puts back the record of a session an instance
+   * still holds, if no other instance has yet, with `gateway` as its stream-0 holder unless one
+   * claimed it since. Never replaces what is there: every instance holding a copy calls this.
+   */
+  restore: (record: SessionRecord, ttlMs: number, gateway: string | undefined) => Promise<void>
   /** Forgets the record and every event log of the session. */
   delete: (id: string) => Promise<void>
   close: () => Promise<void>
@@ -102,6 +108,17 @@ export interface Envelope<M> {
   readonly message: M
 }
 
+export interface WriteOptions {
+  /**
+   * A request is waiting on this write and is answered by its outcome (a legacy POST forwarded,
+   * a reply or a cancel routed away). While Redis is unreachable such a write is refused after
+   * `redisTimeoutMs` (503) and never queued, so a request answered 503 cannot take effect later.
+   * Once handed to a live connection it is awaited to the end: its outcome is unknown until Redis
+   * answers (a stall), and a write re-sent after a reconnect is stored once.
+   */
+  readonly forRequest?: boolean
+}
+
 /**
  * Instance-to-instance messaging. Every `Promise` resolves once the message is stored (the
  * ordering point), never when it is handled.
@@ -109,8 +126,8 @@ export interface Envelope<M> {
 export interface Bus {
   /** This instance's id. */
   readonly self: string
-  send: (to: string, message: DirectMessage) => Promise<void>
-  control: (message: ControlMessage) => Promise<void>
+  send: (to: string, message: DirectMessage, options?: WriteOptions) => Promise<void>
+  control: (message: ControlMessage, options?: WriteOptions) => Promise<void>
   fanout: (message: FanoutMessage) => Promise<string>
   /**
    * Appends a stream-0 message to the session's log and hands it to the session's gateway, as one
@@ -149,6 +166,17 @@ export interface ScaleEngine {
    * instance. Event ids name their stream and its executor (`{instance}.{k}_{n}`).
    */
   readonly events: EventStore
+  /**
+   * Called after the shared state was lost (Redis came back empty): each instance re-creates the
+   * records and stream claims of the sessions it holds. Absent where it cannot happen (in memory).
+   */
+  readonly onRedisRestart?: (handler: () => void) => void
+  /**
+   * Whether the shared state was lost recently enough that a session missing from the store may
+   * be a live one whose holders have not re-created it yet (a miss is then 503, not 404). Waits
+   * for the check that follows a reconnect. Absent where state cannot be lost.
+   */
+  readonly restartedRecently?: () => Promise<boolean>
   close: () => Promise<void>
 }
 

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
+import { ScaleUnavailableError, UnknownSessionError } from '../errors.js'
 import { changeEventOf } from '../protocol/changes.js'
 import type { McpCore } from '../protocol/core.js'
 import type { JsonRpcId, JsonRpcNotification } from '../protocol/jsonrpc.js'
@@ -85,7 +86,8 @@ export class ScaleNode {
   private readonly lists: ListChangeAnnouncer
   private sweep: NodeJS.Timeout | undefined
   private closing = false
-  private failuresLogged = false
+  /** Engine operations that failed since the engine last worked (the first is logged, then the count). */
+  private failures = 0
 
   constructor (engine: ScaleEngine, core: McpCore, options: { idleTimeoutMs: number }, log: FastifyBaseLogger) {
     this.engine = engine
@@ -104,6 +106,9 @@ export class ScaleNode {
         if (this.lists.publishing) this.guard(this.engine.bus.fanout({ type: 'list-changed', list, digest, json }))
       }
     }
+    // Redis lost its data: the sessions held here are put back, or the next request on another
+    // instance would find them gone (404), and stream-0 messages no holder (dropped).
+    engine.onRedisRestart?.(() => { this.restoreAll() })
     if (this.idleTimeoutMs > 0) {
       this.sweep = setInterval(() => { this.sweepIdle() }, Math.min(Math.max(Math.floor(this.idleTimeoutMs / 2), 10), 30_000))
       this.sweep.unref()
@@ -129,8 +134,42 @@ export class ScaleNode {
     if (now - entry.touchedAt < this.ttlMs / 4) return
     entry.touchedAt = now
     this.guard(this.engine.sessions.touch(entry.session.id, this.ttlMs).then(async (alive) => {
-      if (!alive) await this.endEverywhere(entry.session.id, 'idle timeout')
+      if (!alive) await this.expired(entry)
     }))
+  }
+
+  /**
+   * The store no longer has a session held here: it idled out (ended everywhere), unless Redis
+   * lost its data recently, in which case the record is put back.
+   */
+  private async expired (entry: ScaledEntry): Promise<void> {
+    if (await this.engine.restartedRecently?.() === true) await this.restore(entry)
+    else await this.endEverywhere(entry.session.id, 'idle timeout')
+  }
+
+  private async restore (entry: ScaledEntry): Promise<void> {
+    await this.engine.sessions.restore(recordOf(entry.session, entry.kind), this.ttlMs, entry.holdsStream ? this.self : undefined)
+  }
+
+  /** After Redis came back empty: every instance puts back the sessions it holds (the first one wins). */
+  private restoreAll (): void {
+    const entries = [...this.local.values()]
+    for (const entry of entries) this.guard(this.restore(entry))
+    this.log.info({ sessions: entries.length }, 'scale-out: re-creating the records of the sessions held here after a Redis restart')
+  }
+
+  /**
+   * The error for a session the store does not know: 404, except shortly after Redis lost its
+   * data, when it may be a live session whose holders are still putting it back: 503, retry.
+   */
+  async unknownSession (): Promise<Error> {
+    if (await this.engine.restartedRecently?.() === true) return new ScaleUnavailableError('Redis restarted; the sessions are being re-created')
+    return new UnknownSessionError()
+  }
+
+  /** An engine operation failed where nobody waits for it (an event not recorded, a TTL not extended): counted, logged once. */
+  failed (error: unknown): void {
+    if (this.failures++ === 0) this.log.error({ err: error }, 'MCP scale-out engine failed (logged once until it works again)')
   }
 
   /** A session held here was used (legacy SSE: a POST to its owner). */
@@ -364,16 +403,16 @@ export class ScaleNode {
         continue
       }
       this.guard(this.engine.sessions.get(session.id).then(async (stored) => {
-        if (stored === undefined) await this.endEverywhere(session.id, 'idle timeout')
+        if (stored === undefined) await this.expired(entry)
       }))
     }
   }
 
   private guard (pending: Promise<unknown>): void {
-    pending.catch((error: unknown) => {
-      if (this.failuresLogged) return
-      this.failuresLogged = true
-      this.log.error({ err: error }, 'MCP scale-out engine failed (logged once)')
-    })
+    pending.then(() => {
+      if (this.failures === 0) return
+      this.log.warn({ failed: this.failures }, 'MCP scale-out engine works again (failed: operations that failed meanwhile)')
+      this.failures = 0
+    }, (error: unknown) => { this.failed(error) })
   }
 }

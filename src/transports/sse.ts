@@ -99,13 +99,15 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
    */
   const forward = async (request: FastifyRequest, reply: FastifyReply, sessionId: string): Promise<FastifyReply> => {
     const stored = scale === undefined ? undefined : await scale.remoteSession(sessionId)
+    if (scale !== undefined && stored === undefined) throw await scale.unknownSession()
     if (scale === undefined || stored === undefined || stored.record.kind !== 'sse' || stored.gateway === undefined || !scale.engine.bus.alive(stored.gateway)) throw new UnknownSessionError()
     if (!samePrincipal(stored.record.principal, request.mcpPrincipal)) throw new ForeignSessionError()
     if (request.body === undefined) throw new UnsupportedMediaTypeError()
     const classified = classifyMessage(request.body)
     if (classified.kind === 'invalid') throw new InvalidMessageError(classified.reason)
     const principal = request.mcpPrincipal
-    await scale.engine.bus.send(stored.gateway, { type: 'forward', session: sessionId, json: JSON.stringify(request.body), ...(principal === undefined ? {} : { principal }) })
+    // Refused (503) while Redis is unreachable rather than queued: a POST answered 503 never runs later.
+    await scale.engine.bus.send(stored.gateway, { type: 'forward', session: sessionId, json: JSON.stringify(request.body), ...(principal === undefined ? {} : { principal }) }, { forRequest: true })
     return await reply.code(202).type('text/plain; charset=utf-8').send('Accepted')
   }
 

@@ -89,7 +89,8 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
       : options.stateless ? undefined : options.eventStore ?? (options.eventStoreSize > 0 ? new MemoryEventStore(options.eventStoreSize, options.eventStoreBytes) : undefined),
     streams: http.streams,
     maxQueuedBytes: options.maxQueuedBytes,
-    onStoreError: (error) => { app.log.error({ err: error }, 'MCP event store failed') },
+    // Scale-out: the store is Redis, and an outage would log every event; the node logs once.
+    onStoreError: scale !== undefined ? (error) => { scale.failed(error) } : (error) => { app.log.error({ err: error }, 'MCP event store failed') },
     scale: scale === undefined ? undefined : { self: scale.self, deliver0: (id, json) => { scale.deliver0(id, json) } }
   }
 
@@ -201,7 +202,10 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     const id = requireSessionId(request)
     let entry = id === undefined ? undefined : sessions.get(id)
     // Scale-out: the first request of a session on this instance loads its record; later ones use the copy.
-    if (entry === undefined && scale !== undefined && id !== undefined) entry = await rebuild(id)
+    if (entry === undefined && scale !== undefined && id !== undefined) {
+      entry = await rebuild(id)
+      if (entry === undefined) throw await scale.unknownSession()
+    }
     if (entry === undefined) throw new UnknownSessionError()
     if (!samePrincipal(entry.session.principal, request.mcpPrincipal)) throw new ForeignSessionError()
     checkProtocolVersion(request)
@@ -311,7 +315,15 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     const response = channel.takeResponse(message.id) ?? ''
     if (session.state === 'ready') {
       // Scale-out: stored before its id goes out, so that the next request may land anywhere.
-      if (scale !== undefined) await scale.engine.sessions.create(recordOf(session, 'streamable'), scale.ttlMs)
+      if (scale !== undefined) {
+        try {
+          await scale.engine.sessions.create(recordOf(session, 'streamable'), scale.ttlMs)
+        } catch (error) {
+          // 503: the client starts over; the session must not hold a slot of maxSessions meanwhile.
+          session.close('the session store is unavailable')
+          throw error
+        }
+      }
       sessions.set(session.id, entry)
       session.onClose(() => { sessions.delete(session.id) })
       scaled(entry, Date.now())
@@ -386,14 +398,14 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
       const owner = scale.ownerOfReply(classified.message.id)
       if (owner === undefined) return false
       // A dead instance's request is gone with it: the reply is dropped.
-      await scale.engine.bus.send(owner, { type: 'response', session: session.id, json: JSON.stringify(classified.message) })
+      await scale.engine.bus.send(owner, { type: 'response', session: session.id, json: JSON.stringify(classified.message) }, { forRequest: true })
       return true
     }
     if (classified.kind === 'notification' && classified.message.method === 'notifications/cancelled') {
       const requestId = classified.message.params?.requestId
       if ((typeof requestId !== 'string' && typeof requestId !== 'number') || session.isHandling(requestId)) return false
       const reason = classified.message.params?.reason
-      await scale.engine.bus.control({ type: 'cancel', session: session.id, requestId, reason: typeof reason === 'string' ? reason.slice(0, 256) : 'cancelled by the client' })
+      await scale.engine.bus.control({ type: 'cancel', session: session.id, requestId, reason: typeof reason === 'string' ? reason.slice(0, 256) : 'cancelled by the client' }, { forRequest: true })
       return true
     }
     return false
@@ -422,7 +434,8 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     const claim = await scale.engine.sessions.claimGateway(session.id, scale.self)
     if (claim === undefined) {
       channel.releaseGateway()
-      throw new UnknownSessionError()
+      // Shortly after Redis lost its data the record may not be back yet: 503, not 404.
+      throw await scale.unknownSession()
     }
     if (claim.previous !== undefined && claim.previous !== scale.self) await scale.engine.bus.send(claim.previous, { type: 'release', session: session.id })
     const headers = reply.getHeaders() as OutgoingHttpHeaders

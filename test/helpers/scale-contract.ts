@@ -84,6 +84,21 @@ export function sessionStoreContract (t: Test, make: SessionStores): void {
     t.pass('deleting twice is harmless')
   })
 
+  t.test('restore (after Redis lost its data) creates what is missing and never replaces anything', async (t) => {
+    const [a, b] = await make()
+    const held = record('r1', { logLevel: 'info' })
+    await a.restore(held, 60_000, undefined)
+    t.same(await b.get('r1'), { record: held }, 'a copy without the stream puts the record back, no gateway')
+    await b.restore(record('r1', { logLevel: 'debug' }), 60_000, 'B')
+    t.same(await a.get('r1'), { record: held, gateway: 'B' }, 'the stream holder adds its claim, the record stays the first one')
+    await a.restore(held, 60_000, 'A')
+    t.equal((await b.get('r1'))?.gateway, 'B', 'a claim already there is newer: kept')
+    await a.restore(record('r2'), 150, 'A')
+    t.equal(await a.touch('r2', 150), true, 'a restored record lives')
+    await sleep(400)
+    t.equal(await b.get('r2'), undefined, 'and expires like any other')
+  })
+
   t.test('idle expiry is the TTL; touch extends it', async (t) => {
     const [a, b] = await make()
     await a.create(record('e1'), 150)

@@ -61,6 +61,12 @@ export class MemorySessionStore implements SessionStore {
     return { previous, tail: held.log.at(-1)?.position ?? '0' }
   }
 
+  async restore (record: SessionRecord, ttlMs: number, gateway: string | undefined): Promise<void> {
+    const held = this.held.get(record.id)
+    if (held === undefined) this.held.set(record.id, { record, gateway, timer: this.expireIn(record.id, ttlMs), log: [] })
+    else held.gateway ??= gateway
+  }
+
   async delete (id: string): Promise<void> {
     this.forget(id)
   }

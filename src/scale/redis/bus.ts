@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { ScaleUnavailableError } from '../../errors.js'
 import type { ScaleLogger } from '../logger.js'
-import type { Bus, ControlMessage, DirectMessage, Envelope, FanoutMessage } from '../types.js'
+import type { Bus, ControlMessage, DirectMessage, Envelope, FanoutMessage, WriteOptions } from '../types.js'
 import { bounded, type RedisPort, type StreamEntry } from './client.js'
 import type { Keys } from './keys.js'
 
@@ -55,8 +55,10 @@ export class RedisBus implements Bus {
   private readonly seen = new Map<string, number>()
   private readonly handlers: { [C in Channel]: Array<(envelope: Envelope<never>) => void> } = { direct: [], control: [], fanout: [] }
   private live = new Set<string>()
+  private keepLiveUntil = 0
   private inflight = 0
   private refused = 0
+  private unsent = 0
   private closed = false
   private heartbeat: NodeJS.Timeout | undefined
   private beating = false
@@ -84,12 +86,12 @@ export class RedisBus implements Bus {
     this.reading = this.read()
   }
 
-  async send (to: string, message: DirectMessage): Promise<void> {
-    await this.write(async (fields) => await this.cmd.xadd(this.keys.inbox(to), INBOX_LENGTH, fields), message)
+  async send (to: string, message: DirectMessage, options?: WriteOptions): Promise<void> {
+    await this.write(async (fields) => await this.cmd.xadd(this.keys.inbox(to), INBOX_LENGTH, fields), message, options)
   }
 
-  async control (message: ControlMessage): Promise<void> {
-    await this.write(async (fields) => await this.cmd.xadd(this.keys.control, INBOX_LENGTH, fields), message)
+  async control (message: ControlMessage, options?: WriteOptions): Promise<void> {
+    await this.write(async (fields) => await this.cmd.xadd(this.keys.control, INBOX_LENGTH, fields), message, options)
   }
 
   async fanout (message: FanoutMessage): Promise<string> {
@@ -117,6 +119,16 @@ export class RedisBus implements Bus {
 
   alive (instance: string): boolean {
     return instance === this.self || this.live.has(instance)
+  }
+
+  /**
+   * Redis came back empty: its live set too. Until every instance has beaten again, the instances
+   * known alive before stay alive here (the first beat after the restart would otherwise see only
+   * those that beat before it, and a legacy POST for another's session would be answered 404).
+   */
+  restarted (): void {
+    this.keepLiveUntil = Date.now() + this.options.heartbeatMs * MISSED_BEATS
+    void this.beat()
   }
 
   onDirect (handler: (envelope: Envelope<DirectMessage>) => void): void {
@@ -151,6 +163,11 @@ export class RedisBus implements Bus {
     return this.refused
   }
 
+  /** Writes of requests refused (503) because Redis was unreachable, since start (for metrics and tests). */
+  get unsentWrites (): number {
+    return this.unsent
+  }
+
   async close (): Promise<void> {
     if (this.closed) return
     this.closed = true
@@ -167,8 +184,11 @@ export class RedisBus implements Bus {
    * Numbers the message and issues the write. While Redis is slow or away, writes wait in the
    * client's queue (in order, re-sent after a reconnect); `outboxLimit` bounds how many may wait,
    * and a write past it is refused with ScaleUnavailableError, counted, and logged once per outage.
+   * A write a request waits on (`forRequest`) is never queued while Redis is unreachable: it waits
+   * up to `redisTimeoutMs` for the connection and is refused (counted) if it is not back; once
+   * issued it is awaited without a bound, since a request answered 503 must not take effect later.
    */
-  private async write<T> (issue: (fields: string[]) => Promise<T>, message: object): Promise<T> {
+  private async write<T> (issue: (fields: string[]) => Promise<T>, message: object, options?: WriteOptions): Promise<T> {
     if (this.closed) throw new ScaleUnavailableError('the bus is closed')
     if (this.inflight >= this.options.outboxLimit) {
       if (this.refused++ === 0) {
@@ -176,6 +196,12 @@ export class RedisBus implements Bus {
           'scale-out: Redis is not keeping up, bus messages are being refused (outboxLimit reached)')
       }
       throw new ScaleUnavailableError(`${this.options.outboxLimit} bus messages are waiting for Redis already`)
+    }
+    if (options?.forRequest === true && !this.cmd.ready && !await this.cmd.waitReady(this.options.timeoutMs)) {
+      // Not issued, so it can never be delivered: the request is answered 503 and retried by its client.
+      this.unsent++
+      this.cmd.refused('unreachable')
+      throw new ScaleUnavailableError(`Redis at ${this.cmd.address} is unreachable`)
     }
     this.inflight++
     try {
@@ -195,7 +221,11 @@ export class RedisBus implements Bus {
     try {
       const ttl = this.options.heartbeatMs * MISSED_BEATS
       const live = await this.cmd.script('mcpBeat', [this.keys.live, this.keys.inbox(this.self)], [this.self, ttl, Math.max(INBOX_TTL_MS, ttl)])
-      if (Array.isArray(live)) this.live = new Set(live as string[])
+      if (Array.isArray(live)) {
+        const fresh = new Set(live as string[])
+        if (Date.now() < this.keepLiveUntil) for (const instance of this.live) fresh.add(instance)
+        this.live = fresh
+      }
     } catch {
       // Redis went away mid-beat: the next beat after the reconnect registers us again.
     } finally {

@@ -44,6 +44,11 @@ export interface RedisPort {
   /** Waits at most `ms` for the connection to be up; false if it is not by then. */
   waitReady: (ms: number) => Promise<boolean>
   /**
+   * Counts a request refused (503) because Redis did not answer: the first of an outage is logged,
+   * the count when the connection is back.
+   */
+  refused: (reason: string) => void
+  /**
    * Closes our connection (a duplicate of the application's client, or one we opened): after the
    * replies in flight, or at once when `graceful` is false (a connection blocked in XREAD would
    * hold QUIT until its block ends).
@@ -116,6 +121,7 @@ async function loadIoredis (): Promise<typeof IORedis> {
 
 class IoredisPort implements RedisPort {
   private errorLogged = false
+  private refusals = 0
 
   constructor (private readonly client: IORedis, readonly address: string, private readonly secret: string | undefined, log: ScaleLogger) {
     // Without a listener an `error` event would crash the process; ioredis reconnects by itself,
@@ -126,9 +132,17 @@ class IoredisPort implements RedisPort {
       log.warn({ redis: address, err: this.scrub(error) }, 'scale-out: Redis connection lost, reconnecting')
     })
     client.on('ready', () => {
-      if (this.errorLogged) log.info({ redis: address }, 'scale-out: Redis connection back')
+      if (this.errorLogged || this.refusals > 0) log.info({ redis: address, refused: this.refusals }, 'scale-out: Redis connection back (refused: operations refused meanwhile, requests answered 503)')
       this.errorLogged = false
+      this.refusals = 0
     })
+    this.log = log
+  }
+
+  private readonly log: ScaleLogger
+
+  refused (reason: string): void {
+    if (this.refusals++ === 0) this.log.warn({ redis: this.address, reason }, 'scale-out: Redis does not answer: what needs it is refused, requests with 503, until it is back (logged once)')
   }
 
   get ready (): boolean {
@@ -227,8 +241,16 @@ class IoredisPort implements RedisPort {
  */
 export async function bounded<T> (redis: RedisPort, ms: number, command: () => Promise<T>): Promise<T> {
   const started = Date.now()
-  if (!redis.ready && !await redis.waitReady(ms)) throw new ScaleUnavailableError(`Redis at ${redis.address} is unreachable`)
-  return await withTimeout(command(), Math.max(1, ms - (Date.now() - started)))
+  if (!redis.ready && !await redis.waitReady(ms)) {
+    redis.refused('unreachable')
+    throw new ScaleUnavailableError(`Redis at ${redis.address} is unreachable`)
+  }
+  try {
+    return await withTimeout(command(), Math.max(1, ms - (Date.now() - started)))
+  } catch (error) {
+    if (error instanceof ScaleUnavailableError) redis.refused('no answer in time')
+    throw error
+  }
 }
 
 /** Rejects with {@link ScaleUnavailableError} when `promise` has not settled within `ms`. */

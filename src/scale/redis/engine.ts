@@ -71,16 +71,25 @@ export async function createScaleEngine (options: ScaleEngineOptions, log: Scale
     throw error
   }
   // After a reconnect: the same run_id means Redis kept everything; another one means it did not.
-  // Deferred a turn: ioredis re-sends the commands the outage interrupted right after 'ready',
-  // and they must go out before anything new (they are older).
+  // Deferred a turn, behind the commands ioredis re-sends after 'ready' (they are older). A store
+  // miss waits for this check (`restartedRecently`), so that it is never taken for a gone session
+  // while the instances have yet to re-create what they hold.
+  let checked: Promise<void> = Promise.resolve()
+  let restartedAt = -Infinity
+  // Every live instance reconnects and re-creates its sessions well within this, or counts dead.
+  const graceMs = scaleOut.heartbeatMs * 3
   cmd.on('ready', () => {
-    setImmediate(() => {
-      cmd.info('server').then((info) => {
-        if (info.run_id === runId) return
-        runId = info.run_id
-        log.warn({ redis: cmd.address }, 'scale-out: Redis restarted empty; re-creating the sessions held here')
-        for (const handler of restartHandlers) handler()
-      }, () => {})
+    checked = new Promise((resolve) => {
+      setImmediate(() => {
+        cmd.info('server').then((info) => {
+          if (info.run_id === runId) return
+          runId = info.run_id
+          restartedAt = Date.now()
+          log.warn({ redis: cmd.address }, 'scale-out: Redis restarted empty; re-creating the sessions held here')
+          bus.restarted()
+          for (const handler of restartHandlers) handler()
+        }, () => {}).finally(resolve)
+      })
     })
   })
   let closing: Promise<void> | undefined
@@ -91,6 +100,10 @@ export async function createScaleEngine (options: ScaleEngineOptions, log: Scale
     events: new RedisEventStore(cmd, keys, { ...logs, timeoutMs }),
     tasks: new RedisTaskStore(cmd, keys, timeoutMs),
     onRedisRestart: (handler) => { restartHandlers.push(handler) },
+    restartedRecently: async () => {
+      await checked
+      return Date.now() - restartedAt < graceMs
+    },
     close: async () => {
       closing ??= (async () => {
         await bus.close()

@@ -40,6 +40,18 @@ redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 if tonumber(ARGV[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return 1`],
+  /**
+   * KEYS: session. ARGV: ttlMs, gateway or '', then field/value pairs. After Redis lost its data:
+   * creates the record unless another holder did already, and sets the gateway unless one is set
+   * (a claim made since the restart is newer). Never replaces anything.
+   */
+  mcpSessionRestore: [1, `
+if redis.call('HEXISTS', KEYS[1], 'r.id') == 0 then
+  redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+  if tonumber(ARGV[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+end
+if ARGV[2] ~= '' then redis.call('HSETNX', KEYS[1], 'gw', ARGV[2]) end
+return 1`],
   /** KEYS: session. ARGV: n, n field/value pairs, then fields to remove. 0 when the session is gone. */
   mcpSessionUpdate: [1, `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end

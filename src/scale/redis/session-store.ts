@@ -50,6 +50,10 @@ export class RedisSessionStore implements SessionStore {
     return { previous: previous === '' ? undefined : previous, tail }
   }
 
+  async restore (record: SessionRecord, ttlMs: number, gateway: string | undefined): Promise<void> {
+    await this.call(() => this.redis.script('mcpSessionRestore', [this.keys.session(record.id)], [ttlMs, gateway ?? '', ...encode(record)]))
+  }
+
   async delete (id: string): Promise<void> {
     await this.call(() => this.redis.del(this.keys.ofSession(id)))
   }
