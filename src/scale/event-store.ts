@@ -1,3 +1,5 @@
+import type { JsonRpcId } from '../protocol/jsonrpc.js'
+
 /**
  * Resumability for Streamable HTTP: every event written on a session's event
  * streams is recorded here, so a client whose stream dropped (or that the
@@ -11,6 +13,11 @@ export interface StoredEvent {
   readonly id: string
   /** The serialized JSON-RPC message; empty for a priming event (an id and no message). */
   readonly data: string
+  /**
+   * The id of the request the stream answers, on a request stream's priming event: another
+   * instance can then answer that request with an error if the instance executing it dies.
+   */
+  readonly requestId?: JsonRpcId
 }
 
 export interface EventReplay {
@@ -18,6 +25,8 @@ export interface EventReplay {
   readonly streamId: string
   /** Events of that stream recorded after the last event id, oldest first. */
   readonly events: readonly StoredEvent[]
+  /** The request the stream answers, when its priming event recorded it (and was not evicted). */
+  readonly requestId?: JsonRpcId
 }
 
 export interface EventStore {
@@ -36,6 +45,7 @@ interface Entry {
   streamId: string
   data: string
   bytes: number
+  requestId?: JsonRpcId
 }
 
 interface SessionEvents {
@@ -75,7 +85,7 @@ export class MemoryEventStore implements EventStore {
       return
     }
     held.bytes += bytes - (held.events.get(event.id)?.bytes ?? 0)
-    held.events.set(event.id, { streamId, data: event.data, bytes })
+    held.events.set(event.id, { streamId, data: event.data, bytes, ...(event.requestId === undefined ? {} : { requestId: event.requestId }) })
     while (held.events.size > this.maxEventsPerSession || held.bytes > this.maxBytesPerSession) {
       const oldest = held.events.entries().next()
       /* c8 ignore next: over a bound means at least one event is held */
@@ -91,7 +101,9 @@ export class MemoryEventStore implements EventStore {
     if (events === undefined || last === undefined) return undefined
     const after: StoredEvent[] = []
     let found = false
+    let requestId: JsonRpcId | undefined
     for (const [id, entry] of events) {
+      if (entry.streamId === last.streamId && entry.requestId !== undefined) requestId = entry.requestId
       if (found) {
         // Priming events carry no message: nothing to deliver again.
         if (entry.streamId === last.streamId && entry.data !== '') after.push({ id, data: entry.data })
@@ -99,7 +111,7 @@ export class MemoryEventStore implements EventStore {
         found = true
       }
     }
-    return { streamId: last.streamId, events: after }
+    return { streamId: last.streamId, events: after, ...(requestId === undefined ? {} : { requestId }) }
   }
 
   deleteSession (sessionId: string): void {

@@ -78,8 +78,11 @@ export type DirectMessage =
   | { type: 'release', session: string }
   /** A stream-0 message for the gateway to write live (the session's log already holds it at `position`). */
   | { type: 'event', session: string, position: string, json: string }
-  /** An event of a request stream forwarded to the instance a resuming client is attached to. */
-  | { type: 'stream-event', session: string, stream: string, eventId: string, json: string, last: boolean }
+  /**
+   * An event of a request stream forwarded to the instance a resuming client is attached to.
+   * `gone`: the executor does not hold the session (nothing will come from it; the request is not running there).
+   */
+  | { type: 'stream-event', session: string, stream: string, eventId: string, json: string, last: boolean, gone?: boolean }
 
 /** Messages for every instance, ephemeral (no history kept for late joiners). */
 export type ControlMessage =
@@ -138,8 +141,24 @@ export interface Bus {
   deliver0: (session: string, json: string) => Promise<string | undefined>
   /** The session's stream-0 log after `position` (exclusive), oldest first, for a resuming stream 0. */
   log0After: (session: string, position: string) => Promise<Array<{ position: string, json: string }>>
-  /** Whether an instance has beaten its heartbeat recently. */
+  /**
+   * Whether an instance has beaten its heartbeat recently, from this instance's view of the live
+   * set (refreshed at each of its own beats, so at most one beat old): cheap, for hot paths. An
+   * instance started since the last refresh is missing from it: confirm a false with {@link checkAlive}.
+   */
   alive: (instance: string) => boolean
+  /**
+   * Whether an instance is alive now, read from the shared registry (Redis: its heartbeat has not
+   * expired on Redis's clock). Refreshes the view {@link alive} answers from.
+   */
+  checkAlive: (instance: string) => Promise<boolean>
+  /**
+   * Calls `onDead` once `instance` is dead: it left (closed), or its heartbeat expired (three
+   * beats missed, on Redis's clock) and it is still missing one beat later (a Redis restarted
+   * empty forgets every instance until it beats again: that must not read as a death). Nothing is
+   * decided while the registry cannot be read. Returns a function that stops watching.
+   */
+  watchDeath: (instance: string, onDead: () => void) => () => void
   onDirect: (handler: (envelope: Envelope<DirectMessage>) => void) => void
   onControl: (handler: (envelope: Envelope<ControlMessage>) => void) => void
   onFanout: (handler: (envelope: Envelope<FanoutMessage>) => void) => void

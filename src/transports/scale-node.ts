@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { ScaleUnavailableError, UnknownSessionError } from '../errors.js'
 import { changeEventOf } from '../protocol/changes.js'
 import type { McpCore } from '../protocol/core.js'
-import type { JsonRpcId, JsonRpcNotification } from '../protocol/jsonrpc.js'
+import { ErrorCode, failure, type JsonRpcId, type JsonRpcNotification } from '../protocol/jsonrpc.js'
 import type { Session } from '../protocol/session.js'
 import type { ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleEngine, SessionRecord, StoredSession } from '../scale/types.js'
 import { ListChangeAnnouncer } from './scale-lists.js'
@@ -14,8 +14,12 @@ import type { LiveStream } from './streamable-state.js'
 const EARLY_CANCELS = 1000
 const EARLY_CANCEL_MS = 10_000
 
-/** How long a resume waits for an executor this instance has not seen alive (ms). */
-const ATTACH_TIMEOUT_MS = 10_000
+/**
+ * The answer to a request whose executor died before answering (and whose answer is not in the
+ * event store). The request is not run again: it may have had effects, and only the client knows
+ * whether to retry it.
+ */
+export const EXECUTOR_DIED = 'the server instance executing this request stopped before answering; the request was not run again'
 
 function isResponse (json: string): boolean {
   try {
@@ -28,6 +32,20 @@ function isResponse (json: string): boolean {
 
 /** Server-request ids name their instance, so a reply landing anywhere finds the waiting one. */
 const SERVER_REQUEST_ID = /^s\.([A-Za-z0-9-]{1,64})\.\d{1,15}$/
+
+/** A request stream of another instance that a client resumed here. */
+interface Attachment {
+  readonly stream: SseStream
+  readonly session: string
+  readonly owner: string
+  /** Id of the last event written to the client: a takeover replays the store after it. */
+  lastId: string
+  /** The response went out: the stream ends, nothing else to do. */
+  answered: boolean
+  /** Replaying from the store (the executor is not alive): its messages are ignored meanwhile. */
+  settling: boolean
+  stopWatch: () => void
+}
 
 /** What a transport registers for each session this instance holds a `Session` object of. */
 export interface ScaledEntry {
@@ -73,7 +91,7 @@ export class ScaleNode {
   private readonly idleTimeoutMs: number
   private readonly local = new Map<string, ScaledEntry>()
   /** Request streams of other instances that a client resumed here: `{session} {stream}` → its response. */
-  private readonly attachments = new Map<string, SseStream>()
+  private readonly attachments = new Map<string, Attachment>()
   /** Records of sessions held elsewhere that this instance forwards to (legacy SSE POSTs). */
   private readonly remote = new Map<string, StoredSession>()
   /**
@@ -230,37 +248,77 @@ export class ScaleNode {
 
   /**
    * A client resumed another instance's request stream here: the executor replays and forwards its
-   * events; if it is gone, the shared event store replays what was recorded.
+   * events. If it is not alive, the shared event store holds everything it wrote (each event is
+   * recorded before it is written or forwarded), so its replay is the stream: with a response, that
+   * is the end; without one, the request is answered -32603 once the executor is dead, whether it
+   * was dead already or dies while the client waits here (see {@link Bus.watchDeath}).
    */
   async attachRemote (sessionId: string, streamId: string, owner: string, lastEventId: string, res: ServerResponse, headers: OutgoingHttpHeaders, newStream: (res: ServerResponse) => SseStream): Promise<void> {
     const key = `${sessionId} ${streamId}`
     const stream = newStream(res)
     stream.open(headers)
-    if (!this.engine.bus.alive(owner)) {
-      // Recorded already with its response: nothing more can come. Otherwise the executor may be
-      // alive and not yet seen here (liveness is a heartbeat): ask it, and give up after a while.
-      const replay = await this.engine.events.replayAfter(sessionId, lastEventId)
-      const events = replay?.events ?? []
-      for (const event of events) stream.message(event.data, event.id)
-      if (events.some((event) => isResponse(event.data))) {
-        stream.end()
-        return
-      }
-      lastEventId = events.at(-1)?.id ?? lastEventId
-      const timer = setTimeout(() => { if (this.attachments.get(key) === stream) this.endAttachment(key) }, ATTACH_TIMEOUT_MS)
-      timer.unref()
-      res.once('close', () => { clearTimeout(timer) })
-    }
-    this.attachments.get(key)?.end()
-    this.attachments.set(key, stream)
-    res.once('close', () => { if (this.attachments.get(key) === stream) this.attachments.delete(key) })
-    await this.engine.bus.send(owner, { type: 'attach', session: sessionId, stream: streamId, after: lastEventId, to: this.self })
+    const attachment: Attachment = { stream, session: sessionId, owner, lastId: lastEventId, answered: false, settling: false, stopWatch: () => {} }
+    this.endAttachment(key)
+    this.attachments.set(key, attachment)
+    res.once('close', () => { if (this.attachments.get(key) === attachment) this.dropAttachment(key) })
+    // The cached view may predate a new instance: ask the registry before replaying. Unreadable
+    // (Redis away): no verdict, the executor is asked as if alive.
+    const alive = this.engine.bus.alive(owner) || await this.engine.bus.checkAlive(owner).catch(() => true)
+    // Not alive: an answer already recorded ends it here, at once.
+    if (!alive && await this.takeOver(key, attachment, false)) return
+    if (this.attachments.get(key) !== attachment) return
+    attachment.stopWatch = this.engine.bus.watchDeath(owner, () => { this.guard(this.takeOver(key, attachment, true)) })
+    await this.engine.bus.send(owner, { type: 'attach', session: sessionId, stream: streamId, after: attachment.lastId, to: this.self })
   }
 
+  /**
+   * Writes what the store holds after the client's last event. True when the attachment is over:
+   * a response was among them, or the executor is `dead` (then the request is answered -32603, as
+   * nothing else will answer it), or the client left. Nothing written twice: the executor's own
+   * forwards are ignored meanwhile, and they were recorded before they were sent.
+   */
+  private async takeOver (key: string, attachment: Attachment, dead: boolean): Promise<boolean> {
+    if (attachment.settling || this.attachments.get(key) !== attachment) return true
+    attachment.settling = true
+    let replay
+    try {
+      replay = await this.engine.events.replayAfter(attachment.session, attachment.lastId)
+    } catch (error) {
+      // The store cannot be read: end the stream, the client resumes again (its outcome is unknown, never refused).
+      this.guard(Promise.reject(error))
+      this.endAttachment(key)
+      return true
+    }
+    if (this.attachments.get(key) !== attachment) return true
+    for (const event of replay?.events ?? []) this.writeAttached(attachment, event.data, event.id)
+    if (attachment.answered || !dead) {
+      attachment.settling = false
+      if (attachment.answered) this.endAttachment(key)
+      return attachment.answered
+    }
+    // Without the request's id (its priming event evicted, the events deleted) nothing can be answered.
+    if (replay?.requestId !== undefined) attachment.stream.message(JSON.stringify(failure(replay.requestId, ErrorCode.InternalError, EXECUTOR_DIED)))
+    this.endAttachment(key)
+    return true
+  }
+
+  private writeAttached (attachment: Attachment, json: string, eventId: string): void {
+    attachment.stream.message(json, eventId === '' ? undefined : eventId)
+    if (eventId !== '') attachment.lastId = eventId
+    if (isResponse(json)) attachment.answered = true
+  }
+
+  /** Ends the client's stream of an attachment and forgets it. */
   private endAttachment (key: string): void {
-    const stream = this.attachments.get(key)
+    this.dropAttachment(key)?.end()
+  }
+
+  private dropAttachment (key: string): SseStream | undefined {
+    const attachment = this.attachments.get(key)
+    if (attachment === undefined) return undefined
     this.attachments.delete(key)
-    stream?.end()
+    attachment.stopWatch()
+    return attachment.stream
   }
 
   /** Where this instance's events of a stream resumed on instance `to` are written. */
@@ -304,8 +362,7 @@ export class ScaleNode {
   shutdown (): void {
     this.closing = true
     clearInterval(this.sweep)
-    for (const stream of this.attachments.values()) stream.end()
-    this.attachments.clear()
+    for (const key of [...this.attachments.keys()]) this.endAttachment(key)
     this.core.relay = undefined
   }
 
@@ -320,14 +377,19 @@ export class ScaleNode {
     if (this.closing) return
     if (message.type === 'stream-event') {
       const key = `${message.session} ${message.stream}`
-      const stream = this.attachments.get(key)
-      if (stream === undefined) return
-      if (message.last) {
+      const attachment = this.attachments.get(key)
+      // Taking over from the store, which holds all this (recorded before it was sent).
+      if (attachment === undefined || attachment.settling) return
+      if (message.gone === true) {
+        // The executor does not know the session (it restarted, or never had it): the request is not running.
+        this.guard(this.takeOver(key, attachment, true))
+      } else if (message.last) {
         this.endAttachment(key)
       } else if (message.json === '') {
-        stream.prime(message.eventId, 1000)
+        attachment.stream.prime(message.eventId, 1000)
+        attachment.lastId = message.eventId
       } else {
-        stream.message(message.json, message.eventId === '' ? undefined : message.eventId)
+        this.writeAttached(attachment, message.json, message.eventId)
       }
       return
     }
@@ -335,8 +397,8 @@ export class ScaleNode {
     if (entry !== undefined) {
       entry.direct(message)
     } else if (message.type === 'attach') {
-      // The executor no longer holds the session: nothing will come.
-      this.guard(this.engine.bus.send(message.to, { type: 'stream-event', session: message.session, stream: message.stream, eventId: '', json: '', last: true }))
+      // The executor no longer holds the session: nothing will come from here.
+      this.guard(this.engine.bus.send(message.to, { type: 'stream-event', session: message.session, stream: message.stream, eventId: '', json: '', last: true, gone: true }))
     }
   }
 

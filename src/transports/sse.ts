@@ -100,7 +100,9 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
   const forward = async (request: FastifyRequest, reply: FastifyReply, sessionId: string): Promise<FastifyReply> => {
     const stored = scale === undefined ? undefined : await scale.remoteSession(sessionId)
     if (scale !== undefined && stored === undefined) throw await scale.unknownSession()
-    if (scale === undefined || stored === undefined || stored.record.kind !== 'sse' || stored.gateway === undefined || !scale.engine.bus.alive(stored.gateway)) throw new UnknownSessionError()
+    if (scale === undefined || stored === undefined || stored.record.kind !== 'sse' || stored.gateway === undefined) throw new UnknownSessionError()
+    // The cached live set may predate an owner started since: the registry decides a "no".
+    if (!scale.engine.bus.alive(stored.gateway) && !await scale.engine.bus.checkAlive(stored.gateway)) throw new UnknownSessionError()
     if (!samePrincipal(stored.record.principal, request.mcpPrincipal)) throw new ForeignSessionError()
     if (request.body === undefined) throw new UnsupportedMediaTypeError()
     const classified = classifyMessage(request.body)

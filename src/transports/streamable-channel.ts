@@ -85,7 +85,7 @@ export class StreamableChannel implements SessionChannel {
         entry.errorCode = 'error' in message ? message.error.code : undefined
         return
       }
-      channel = this.streamOf(entry)
+      channel = this.streamOf(entry, relatedRequestId)
       // A JSON answer carries only the response; the rest goes where the client can still hear it.
       if (channel === undefined) {
         this.sendStandalone(json)
@@ -120,7 +120,7 @@ export class StreamableChannel implements SessionChannel {
     const entry = this.requests.get(requestId)
     if (entry === undefined || !this.resumable) return false
     // An answer still pending as JSON becomes a stream first (primed), so the client has a resume point.
-    const channel = entry.channel ?? this.streamOf(entry)
+    const channel = entry.channel ?? this.streamOf(entry, requestId)
     if (channel === undefined || channel.live === undefined) return false
     if (retryMs !== undefined) this.prime(channel, channel.live, Math.max(0, Math.floor(retryMs)))
     this.dropLive(channel)?.end()
@@ -133,7 +133,7 @@ export class StreamableChannel implements SessionChannel {
   openRequestStream (requestId: JsonRpcId, res: ServerResponse, headers: OutgoingHttpHeaders): void {
     const entry: RequestEntry = { channel: undefined, response: undefined, reply: undefined, errorCode: undefined }
     this.requests.set(requestId, entry)
-    this.openStream(entry, res, headers)
+    this.openStream(entry, requestId, res, headers)
   }
 
   /**
@@ -190,19 +190,19 @@ export class StreamableChannel implements SessionChannel {
    * response was already collected, or the connection is gone (the route's
    * close listener cancels the handler, as for any JSON answer).
    */
-  private streamOf (entry: RequestEntry): EventChannel | undefined {
+  private streamOf (entry: RequestEntry, requestId: JsonRpcId): EventChannel | undefined {
     const reply = entry.reply
     if (reply === undefined || entry.response !== undefined) return undefined
     entry.reply = undefined
     if (gone(reply.raw)) return undefined
     // From here on the raw response is ours; headers set by the hooks (CORS) are carried over.
     reply.hijack()
-    return this.openStream(entry, reply.raw, reply.getHeaders() as OutgoingHttpHeaders)
+    return this.openStream(entry, requestId, reply.raw, reply.getHeaders() as OutgoingHttpHeaders)
   }
 
-  private openStream (entry: RequestEntry, res: ServerResponse, headers: OutgoingHttpHeaders): EventChannel {
+  private openStream (entry: RequestEntry, requestId: JsonRpcId, res: ServerResponse, headers: OutgoingHttpHeaders): EventChannel {
     const id = this.env.scale === undefined ? String(this.nextStream++) : `${this.env.scale.self}.${this.nextStream++}`
-    const channel: EventChannel = { id, live: undefined, held: undefined, complete: false }
+    const channel: EventChannel = { id, requestId, live: undefined, held: undefined, complete: false }
     entry.channel = channel
     this.inflight.set(channel.id, channel)
     const stream = this.attach(channel, res, headers)
@@ -398,7 +398,9 @@ export class StreamableChannel implements SessionChannel {
   }
 
   private prime (channel: EventChannel, stream: LiveStream, retryMs: number): void {
-    const event: StoredEvent = { id: this.eventId(channel), data: '' }
+    // A request stream's priming event names its request: if this instance dies mid-call, the
+    // instance a client resumes on answers that request with an error (scale-node.ts).
+    const event: StoredEvent = { id: this.eventId(channel), data: '', ...(channel.requestId === undefined ? {} : { requestId: channel.requestId }) }
     this.record(channel, event)
     stream.prime(event.id, retryMs)
   }

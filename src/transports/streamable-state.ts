@@ -56,6 +56,8 @@ export interface StreamEnv {
  */
 export interface EventChannel {
   readonly id: string
+  /** The request a request stream answers (recorded with its priming events). */
+  readonly requestId?: JsonRpcId
   live: LiveStream | undefined
   /** Events written while a resuming GET waits for the store's replay. */
   held: StoredEvent[] | undefined

@@ -130,6 +130,18 @@ export function eventStoreContract (t: Test, make: EventStores): void {
     t.equal(await a.replayAfter('s', 'A.1_0'), undefined, 'deleted')
   })
 
+  t.test('the request a stream answers, recorded with its priming event, comes with every replay of the stream', async (t) => {
+    const [a, b] = await make({ maxEvents: 100, maxBytes: 1 << 20 })
+    await a.append('q', 'A.1', { id: 'A.1_1', data: '', requestId: 'req-7' })
+    await a.append('q', 'A.2', { id: 'A.2_2', data: '', requestId: 8 })
+    await a.append('q', 'A.1', { id: 'A.1_3', data: '{"n":1}' })
+    await a.append('q', 'A.3', { id: 'A.3_4', data: '{"n":2}' })
+    t.same(await b.replayAfter('q', 'A.1_1'), { streamId: 'A.1', requestId: 'req-7', events: [{ id: 'A.1_3', data: '{"n":1}' }] }, 'after the priming event')
+    t.same(await b.replayAfter('q', 'A.1_3'), { streamId: 'A.1', requestId: 'req-7', events: [] }, 'after a later event')
+    t.same(await b.replayAfter('q', 'A.2_2'), { streamId: 'A.2', requestId: 8, events: [] }, 'a numeric id stays a number')
+    t.same(await b.replayAfter('q', 'A.3_4'), { streamId: 'A.3', events: [] }, 'none recorded: none given')
+  })
+
   t.test('bounded by count and by bytes per session, oldest first; an oversized event clears the log', async (t) => {
     const [a, b] = await make({ maxEvents: 3, maxBytes: 1024 })
     for (let i = 0; i < 5; i++) await a.append('c', 'S', { id: `S_${i}`, data: `{"i":${i}}` })
@@ -267,5 +279,25 @@ export function busContract (t: Test, make: () => Promise<BusRig>): void {
     t.notOk(a.alive('never-started'))
     await c.close()
     await until(t, 'c is gone for a', () => !a.alive(c.self))
+  })
+
+  t.test('checkAlive asks the registry; watchDeath tells once an instance is gone, and not after it stopped watching', async (t) => {
+    const { buses: [a, b, c] } = await make()
+    t.ok(await a.checkAlive(b.self))
+    t.ok(await a.checkAlive(a.self))
+    t.notOk(await a.checkAlive('never-started'))
+    const deaths: string[] = []
+    a.watchDeath(b.self, () => { deaths.push('b') })
+    const stop = a.watchDeath(c.self, () => { deaths.push('c') })
+    stop()
+    a.watchDeath('never-started', () => { deaths.push('never') })
+    await until(t, 'a never-started instance is dead', () => deaths.includes('never'))
+    t.same(deaths, ['never'], 'the live ones are not')
+    await b.close()
+    await c.close()
+    await until(t, 'b is dead for a', () => deaths.includes('b'))
+    await sleep(50)
+    t.same(deaths.sort(), ['b', 'never'], 'each told once; c was not watched any more')
+    t.notOk(await a.checkAlive(b.self))
   })
 }

@@ -27,6 +27,8 @@ export class MemoryHub {
   readonly sessions: MemorySessionStore
   readonly events: MemoryEventStore
   private readonly buses = new Map<string, MemoryBus>()
+  /** Who waits to learn that an instance left. */
+  private readonly deathWatch = new Map<string, Set<() => void>>()
   private readonly history: Array<Envelope<FanoutMessage>> = []
   private readonly historySize: number
   private counter = 0
@@ -58,7 +60,34 @@ export class MemoryHub {
 
   /** @internal */
   leave (bus: MemoryBus): void {
-    if (this.buses.get(bus.self) === bus) this.buses.delete(bus.self)
+    if (this.buses.get(bus.self) !== bus) return
+    this.buses.delete(bus.self)
+    const handlers = this.deathWatch.get(bus.self)
+    this.deathWatch.delete(bus.self)
+    for (const handler of handlers ?? []) queueMicrotask(handler)
+  }
+
+  /** @internal Calls `onDead` once `instance` is off the hub (at once if it is not on it now). */
+  watchDeath (instance: string, onDead: () => void): () => void {
+    // Called in a microtask: one stopped meanwhile stays silent.
+    let watching = true
+    const handler = (): void => { if (watching) onDead() }
+    if (!this.buses.has(instance)) {
+      queueMicrotask(handler)
+      return () => { watching = false }
+    }
+    let handlers = this.deathWatch.get(instance)
+    if (handlers === undefined) {
+      handlers = new Set()
+      this.deathWatch.set(instance, handlers)
+    }
+    handlers.add(handler)
+    return () => {
+      watching = false
+      const current = this.deathWatch.get(instance)
+      current?.delete(handler)
+      if (current?.size === 0) this.deathWatch.delete(instance)
+    }
   }
 
   /** @internal */
@@ -158,6 +187,14 @@ export class MemoryBus implements Bus {
 
   alive (instance: string): boolean {
     return this.hub.isAlive(instance)
+  }
+
+  async checkAlive (instance: string): Promise<boolean> {
+    return this.hub.isAlive(instance)
+  }
+
+  watchDeath (instance: string, onDead: () => void): () => void {
+    return this.hub.watchDeath(instance, onDead)
   }
 
   onDirect (handler: (envelope: Envelope<DirectMessage>) => void): void {

@@ -15,6 +15,12 @@ const READ_COUNT = 1000
 const RETRY_MS = 100
 /** Heartbeats an instance may miss before the others count it dead. */
 const MISSED_BEATS = 3
+/**
+ * Beats (of this instance) in a row an expired instance must be missing from the live set before
+ * it is declared dead to a watcher: a Redis restarted empty forgets every instance until its next
+ * beat, and one beat later every live instance is back.
+ */
+const MISSING_TO_DEAD = 2
 /** An inbox nobody reads (its instance is gone) expires after this long without a heartbeat. */
 const INBOX_TTL_MS = 60_000
 
@@ -56,6 +62,8 @@ export class RedisBus implements Bus {
   private readonly handlers: { [C in Channel]: Array<(envelope: Envelope<never>) => void> } = { direct: [], control: [], fanout: [] }
   private live = new Set<string>()
   private keepLiveUntil = 0
+  /** Instances someone waits on to learn of their death: beats they were missing in a row, and who waits. */
+  private readonly watched = new Map<string, { missing: number, handlers: Set<() => void> }>()
   private inflight = 0
   private refused = 0
   private unsent = 0
@@ -131,6 +139,30 @@ export class RedisBus implements Bus {
     void this.beat()
   }
 
+  async checkAlive (instance: string): Promise<boolean> {
+    if (instance === this.self) return true
+    const alive = await bounded(this.cmd, this.options.timeoutMs, async () => await this.cmd.script('mcpAlive', [this.keys.live], [instance])) === 1
+    if (alive) this.live.add(instance)
+    else this.live.delete(instance)
+    return alive
+  }
+
+  watchDeath (instance: string, onDead: () => void): () => void {
+    let watch = this.watched.get(instance)
+    if (watch === undefined) {
+      watch = { missing: 0, handlers: new Set() }
+      this.watched.set(instance, watch)
+    }
+    // A fresh function each time: the same handler watched twice is two watches.
+    const handler = (): void => { onDead() }
+    watch.handlers.add(handler)
+    return () => {
+      const current = this.watched.get(instance)
+      current?.handlers.delete(handler)
+      if (current?.handlers.size === 0) this.watched.delete(instance)
+    }
+  }
+
   onDirect (handler: (envelope: Envelope<DirectMessage>) => void): void {
     this.handlers.direct.push(handler)
   }
@@ -172,6 +204,7 @@ export class RedisBus implements Bus {
     if (this.closed) return
     this.closed = true
     clearInterval(this.heartbeat)
+    this.watched.clear()
     // Leave the live set at once rather than after MISSED_BEATS: nobody waits on us any more.
     if (this.cmd.ready) await this.cmd.script('mcpLeave', [this.keys.live], [this.self]).catch(() => {})
     await this.reader.close(false)
@@ -225,11 +258,31 @@ export class RedisBus implements Bus {
         const fresh = new Set(live as string[])
         if (Date.now() < this.keepLiveUntil) for (const instance of this.live) fresh.add(instance)
         this.live = fresh
+        this.judge()
       }
     } catch {
       // Redis went away mid-beat: the next beat after the reconnect registers us again.
     } finally {
       this.beating = false
+    }
+  }
+
+  /** After a beat read the live set: watched instances missing from it long enough are dead. */
+  private judge (): void {
+    for (const [instance, watch] of [...this.watched]) {
+      if (instance === this.self || this.live.has(instance)) {
+        watch.missing = 0
+        continue
+      }
+      if (++watch.missing < MISSING_TO_DEAD) continue
+      this.watched.delete(instance)
+      for (const handler of watch.handlers) {
+        try {
+          handler()
+        } catch (error) {
+          this.log.error({ err: error }, 'scale-out: a death watcher threw')
+        }
+      }
     }
   }
 

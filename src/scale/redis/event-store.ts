@@ -1,3 +1,4 @@
+import type { JsonRpcId } from '../../protocol/jsonrpc.js'
 import type { EventReplay, EventStore, StoredEvent } from '../event-store.js'
 import { bounded, type RedisPort } from './client.js'
 import type { Keys } from './keys.js'
@@ -27,7 +28,8 @@ export class RedisEventStore implements EventStore {
   async append (sessionId: string, streamId: string, event: StoredEvent): Promise<void> {
     const { maxEvents, maxBytes, ttlMs, timeoutMs } = this.options
     await bounded(this.redis, timeoutMs, async () => await this.redis.script('mcpEventAppend',
-      [this.keys.requestLog(sessionId), this.keys.logBytes(sessionId)], [event.data, event.id, streamId, maxEvents, maxBytes, ttlMs]))
+      [this.keys.requestLog(sessionId), this.keys.logBytes(sessionId)],
+      [event.data, event.id, streamId, maxEvents, maxBytes, ttlMs, event.requestId === undefined ? '' : JSON.stringify(event.requestId)]))
   }
 
   async replayAfter (sessionId: string, lastEventId: string): Promise<EventReplay | undefined> {
@@ -35,8 +37,11 @@ export class RedisEventStore implements EventStore {
     const entries = await bounded(this.redis, this.options.timeoutMs, async () => await this.redis.xrange(this.keys.requestLog(sessionId), '-', '+'))
     let streamId: string | undefined
     const after: StoredEvent[] = []
+    // Request ids by stream (on priming events, so before the last event id, or at it).
+    const requests = new Map<string, string>()
     for (const [, fields] of entries) {
-      const [, data = '', , id = '', , stream = ''] = fields
+      const [, data = '', , id = '', , stream = '', , request] = fields
+      if (request !== undefined) requests.set(stream, request)
       if (streamId === undefined) {
         if (id === lastEventId) streamId = stream
       } else if (stream === streamId && data !== '') {
@@ -44,7 +49,9 @@ export class RedisEventStore implements EventStore {
         after.push({ id, data })
       }
     }
-    return streamId === undefined ? undefined : { streamId, events: after }
+    if (streamId === undefined) return undefined
+    const request = requests.get(streamId)
+    return { streamId, events: after, ...(request === undefined ? {} : { requestId: JSON.parse(request) as JsonRpcId }) }
   }
 
   async deleteSession (sessionId: string): Promise<void> {

@@ -91,9 +91,17 @@ if not gw then return false end
 local pos = append(KEYS[2], KEYS[3], '0', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), { 'd', ARGV[1] })
 redis.call('XADD', ARGV[6] .. gw, 'MAXLEN', '~', ARGV[7], '*', 'f', ARGV[8], 'b', ARGV[9], 'n', ARGV[10], 'm', ARGV[2], 'p', pos)
 return pos`],
-  /** KEYS: a session's request-stream log, the logs' byte counts. ARGV: data, event id, stream, maxLen, maxBytes, ttlMs. */
+  /**
+   * KEYS: a session's request-stream log, the logs' byte counts. ARGV: data, event id, stream,
+   * maxLen, maxBytes, ttlMs, the request id as JSON or '' (`q`, on a stream's priming event).
+   */
   mcpEventAppend: [2, APPEND + `
-return append(KEYS[1], KEYS[2], 'r', tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), { 'd', ARGV[1], 'i', ARGV[2], 's', ARGV[3] })`],
+local fields = { 'd', ARGV[1], 'i', ARGV[2], 's', ARGV[3] }
+if ARGV[7] ~= '' then
+  fields[7] = 'q'
+  fields[8] = ARGV[7]
+end
+return append(KEYS[1], KEYS[2], 'r', tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), fields)`],
   /**
    * KEYS: the live zset, this instance's inbox. ARGV: instance, expiry (ms), inbox TTL (ms). Beats
    * on Redis' clock (instances' clocks may differ), drops instances past their expiry, returns the
@@ -106,6 +114,13 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return redis.call('ZRANGE', KEYS[1], 0, -1)`],
+  /** KEYS: the live zset. ARGV: instance. 1 when its heartbeat has not expired, on Redis' clock. */
+  mcpAlive: [1, `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if expiry and tonumber(expiry) > now then return 1 end
+return 0`],
   /** KEYS: the live zset. ARGV: instance. */
   mcpLeave: [1, `
 return redis.call('ZREM', KEYS[1], ARGV[1])`],
