@@ -173,6 +173,36 @@ t.test('liveness is read from the registry when the cached view says no: a new i
   t.notOk(a.bus.alive('b'))
 })
 
+t.test('a Redis restarted empty forgets every instance: no death is read into that; a real one still is', redisTest(t), async (t) => {
+  const server = await startRedis(t)
+  const engine = async (instanceId: string): Promise<ScaleEngine> => {
+    const options = resolvePluginOptions({ name: 'x', version: '1', scaleOut: { redis: server.url, instanceId, heartbeatMs: 100 } })
+    if (options.scaleOut === undefined) throw new Error('scaleOut did not resolve')
+    const started = await createScaleEngine({ ...options, scaleOut: options.scaleOut }, quiet)
+    t.teardown(started.close)
+    return started
+  }
+  const a = await engine('a')
+  const b = await engine('b')
+  const deaths: string[] = []
+  a.bus.watchDeath('b', () => { deaths.push('b') })
+  await sleep(500)
+  await server.kill()
+  await server.restart()
+  await until(t, 'both registered again', async () => await a.bus.checkAlive('b').catch(() => false) && await b.bus.checkAlive('a').catch(() => false))
+  await sleep(500)
+  t.same(deaths, [], 'b was never taken for dead after the restart')
+  // What the registry looks like after a restart, without the connections dropping: whichever
+  // instance beats first finds the other missing (each time about one chance in two).
+  for (let i = 0; i < 6; i++) {
+    await server.command('DEL', 'mcp:live')
+    await sleep(250)
+  }
+  t.same(deaths, [], 'nor after the live set was emptied six times')
+  await b.close()
+  await until(t, 'b is dead once it left', () => deaths.length === 1)
+})
+
 t.test('legacy SSE: a POST landing on an instance started before the stream\'s owner is forwarded, not 404', redisTest(t), async (t) => {
   const rig = await redis(60_000)(t)
   const cluster = await startCluster(t, rig, (app, index) => {

@@ -127,8 +127,8 @@ t.test('SIGKILL of an executor mid-call: the progress it sent is replayed, then 
   const { client } = await connect(t, haproxy, fetchFn)
   const ran = (tag: string): InstanceProcess[] => instances.filter((i) => i.lines.some((line) => line.ran === 'slow' && line.tag === tag))
 
-  /** Calls `slow`; once progress 2 is out (recorded), `whenProgressed` runs; returns the outcome. */
-  const call = async (tag: string, retryMs: number, kill: (executor: InstanceProcess) => Promise<void>): Promise<{ progress: number[], error: unknown, afterKillMs: number }> => {
+  /** Calls `slow`; once it runs, `kill` is given its executor (and the progress heard); returns the outcome. */
+  const call = async (tag: string, retryMs: number, kill: (executor: InstanceProcess, progress: number[]) => Promise<void>): Promise<{ progress: number[], error: unknown, afterKillMs: number }> => {
     const progress: number[] = []
     const pending = client.callTool({ name: 'slow', arguments: { tag, retryMs } }, undefined, {
       onprogress: (p) => { progress.push(p.progress) },
@@ -136,7 +136,7 @@ t.test('SIGKILL of an executor mid-call: the progress it sent is replayed, then 
     }).then(() => undefined, (error: unknown) => error)
     await until(t, `call ${tag} started`, () => ran(tag).length > 0)
     const executor = ran(tag)[0] as InstanceProcess
-    await kill(executor)
+    await kill(executor, progress)
     const killedAt = Date.now()
     const error = await pending
     return { progress, error, afterKillMs: Date.now() - killedAt }
@@ -144,10 +144,9 @@ t.test('SIGKILL of an executor mid-call: the progress it sent is replayed, then 
 
   // B: the client resumes on another instance (steered there) while the executor lives, hears
   // progress 2 forwarded from it, then the executor is killed while the client waits.
-  const b = await call('b', 100, async (executor) => {
+  const b = await call('b', 800, async (executor, progress) => {
     steer.resume = instances.find((i) => i !== executor)?.url
-    await until(t, 'progress 2 forwarded to the client', () => executor.lines.some((line) => line.progressed === 2))
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await until(t, 'progress 2 forwarded to the client', () => progress.length === 2)
     await executor.kill()
   })
   t.type(b.error, McpError, `call b ended with an error (${String(b.error)})`)

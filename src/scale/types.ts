@@ -154,9 +154,10 @@ export interface Bus {
   checkAlive: (instance: string) => Promise<boolean>
   /**
    * Calls `onDead` once `instance` is dead: it left (closed), or its heartbeat expired (three
-   * beats missed, on Redis's clock) and it is still missing one beat later (a Redis restarted
-   * empty forgets every instance until it beats again: that must not read as a death). Nothing is
-   * decided while the registry cannot be read. Returns a function that stops watching.
+   * beats missed, on Redis' clock), as read by one of this instance's beats. Nothing is decided
+   * while the registry cannot be read, nor for three beats after this instance found itself
+   * unregistered (a Redis restarted empty forgets every instance until it beats again: that must
+   * not read as deaths). Returns a function that stops watching.
    */
   watchDeath: (instance: string, onDead: () => void) => () => void
   onDirect: (handler: (envelope: Envelope<DirectMessage>) => void) => void

@@ -15,12 +15,6 @@ const READ_COUNT = 1000
 const RETRY_MS = 100
 /** Heartbeats an instance may miss before the others count it dead. */
 const MISSED_BEATS = 3
-/**
- * Beats (of this instance) in a row an expired instance must be missing from the live set before
- * it is declared dead to a watcher: a Redis restarted empty forgets every instance until its next
- * beat, and one beat later every live instance is back.
- */
-const MISSING_TO_DEAD = 2
 /** An inbox nobody reads (its instance is gone) expires after this long without a heartbeat. */
 const INBOX_TTL_MS = 60_000
 
@@ -62,14 +56,16 @@ export class RedisBus implements Bus {
   private readonly handlers: { [C in Channel]: Array<(envelope: Envelope<never>) => void> } = { direct: [], control: [], fanout: [] }
   private live = new Set<string>()
   private keepLiveUntil = 0
-  /** Instances someone waits on to learn of their death: beats they were missing in a row, and who waits. */
-  private readonly watched = new Map<string, { missing: number, handlers: Set<() => void> }>()
+  /** Instances someone waits on to learn of their death, and who waits. */
+  private readonly watched = new Map<string, Set<() => void>>()
   private inflight = 0
   private refused = 0
   private unsent = 0
   private closed = false
   private heartbeat: NodeJS.Timeout | undefined
   private beating = false
+  /** Beats left during which nobody is judged dead (see `beat`). */
+  private grace = 0
   private reading: Promise<void> | undefined
 
   constructor (
@@ -148,18 +144,18 @@ export class RedisBus implements Bus {
   }
 
   watchDeath (instance: string, onDead: () => void): () => void {
-    let watch = this.watched.get(instance)
-    if (watch === undefined) {
-      watch = { missing: 0, handlers: new Set() }
-      this.watched.set(instance, watch)
+    let handlers = this.watched.get(instance)
+    if (handlers === undefined) {
+      handlers = new Set()
+      this.watched.set(instance, handlers)
     }
     // A fresh function each time: the same handler watched twice is two watches.
     const handler = (): void => { onDead() }
-    watch.handlers.add(handler)
+    handlers.add(handler)
     return () => {
       const current = this.watched.get(instance)
-      current?.handlers.delete(handler)
-      if (current?.handlers.size === 0) this.watched.delete(instance)
+      current?.delete(handler)
+      if (current?.size === 0) this.watched.delete(instance)
     }
   }
 
@@ -253,13 +249,16 @@ export class RedisBus implements Bus {
     this.beating = true
     try {
       const ttl = this.options.heartbeatMs * MISSED_BEATS
-      const live = await this.cmd.script('mcpBeat', [this.keys.live, this.keys.inbox(this.self)], [this.self, ttl, Math.max(INBOX_TTL_MS, ttl)])
-      if (Array.isArray(live)) {
-        const fresh = new Set(live as string[])
-        if (Date.now() < this.keepLiveUntil) for (const instance of this.live) fresh.add(instance)
-        this.live = fresh
-        this.judge()
-      }
+      const reply = await this.cmd.script('mcpBeat', [this.keys.live, this.keys.inbox(this.self)], [this.self, ttl, Math.max(INBOX_TTL_MS, ttl)])
+      const [registered, live] = reply as [number, string[]]
+      const fresh = new Set(live)
+      if (Date.now() < this.keepLiveUntil) for (const instance of this.live) fresh.add(instance)
+      this.live = fresh
+      // This instance was not registered (its first beat, a Redis restarted empty, or Redis away
+      // for a whole expiry): neither may the others be, for the same reason. They get a whole
+      // expiry to beat again before anyone is judged dead.
+      if (registered !== 1) this.grace = MISSED_BEATS
+      this.judge()
     } catch {
       // Redis went away mid-beat: the next beat after the reconnect registers us again.
     } finally {
@@ -267,16 +266,20 @@ export class RedisBus implements Bus {
     }
   }
 
-  /** After a beat read the live set: watched instances missing from it long enough are dead. */
+  /**
+   * After a beat read the live set: a watched instance missing from it is dead (its heartbeat
+   * expired on Redis' clock, or it left), unless this instance is in its grace after finding
+   * itself unregistered.
+   */
   private judge (): void {
-    for (const [instance, watch] of [...this.watched]) {
-      if (instance === this.self || this.live.has(instance)) {
-        watch.missing = 0
-        continue
-      }
-      if (++watch.missing < MISSING_TO_DEAD) continue
+    if (this.grace > 0) {
+      this.grace--
+      return
+    }
+    for (const [instance, handlers] of [...this.watched]) {
+      if (instance === this.self || this.live.has(instance)) continue
       this.watched.delete(instance)
-      for (const handler of watch.handlers) {
+      for (const handler of handlers) {
         try {
           handler()
         } catch (error) {

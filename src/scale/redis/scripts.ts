@@ -104,16 +104,19 @@ end
 return append(KEYS[1], KEYS[2], 'r', tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), fields)`],
   /**
    * KEYS: the live zset, this instance's inbox. ARGV: instance, expiry (ms), inbox TTL (ms). Beats
-   * on Redis' clock (instances' clocks may differ), drops instances past their expiry, returns the
-   * live ones.
+   * on Redis' clock (instances' clocks may differ), drops instances past their expiry, returns
+   * { 1 if this instance was registered (unexpired) before this beat else 0, the live ones }.
    */
   mcpBeat: [2, `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local was = redis.call('ZSCORE', KEYS[1], ARGV[1])
+local registered = 0
+if was and tonumber(was) > now then registered = 1 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
-return redis.call('ZRANGE', KEYS[1], 0, -1)`],
+return { registered, redis.call('ZRANGE', KEYS[1], 0, -1) }`],
   /** KEYS: the live zset. ARGV: instance. 1 when its heartbeat has not expired, on Redis' clock. */
   mcpAlive: [1, `
 local t = redis.call('TIME')
