@@ -56,11 +56,16 @@ function steered (haproxy: string, firstGet?: string): { fetch: typeof fetch, st
   return { fetch: steeredFetch as typeof fetch, steer }
 }
 
+/**
+ * Five reconnection attempts are plenty (HAProxy redispatches away from a dead instance), and few:
+ * SDK 1.32.2 keeps one reconnection timer per transport, so a close() during two streams'
+ * reconnections leaves the other's attempts running (and this process alive) until they run out.
+ */
 async function connect (t: Test, haproxy: string, fetchFn: typeof fetch): Promise<{ client: Client, transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: 'kill-client', version: '1.0.0' }, { capabilities: {} })
   const transport = new StreamableHTTPClientTransport(new URL(`${haproxy}/mcp`), {
     fetch: fetchFn,
-    reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1.5, maxRetries: 20 }
+    reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1.5, maxRetries: 5 }
   })
   await client.connect(transport)
   t.teardown(async () => { await client.close() })
