@@ -1,0 +1,130 @@
+import t, { type Test } from 'tap'
+import { Redis } from 'ioredis'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { haproxyTest } from './helpers/haproxy.js'
+import { redisTest } from './helpers/redis-server.js'
+import { startProcessCluster } from './helpers/scale-processes.js'
+
+// Issue 12, must-show 6: no per-session key is left in Redis. Three instances behind HAProxy
+// round-robin, official SDK clients through HAProxy only (the transports, never the store API).
+// Every session initializes, opens its GET stream, subscribes to a resource, makes a call with a
+// progress and a log on its request stream and gets a notification on stream 0 (so its record,
+// both event logs and their byte counts all exist in Redis); then half of them are DELETEd and
+// half are abandoned, to expire after idleTimeoutMs. SCAN then finds only the keys that exist
+// with zero sessions.
+//
+// SCALE_LEAK_FULL=1 runs the issue's volume (1,000 deleted and 1,000 idle-expired sessions);
+// npm test runs 100 of each.
+
+const FULL = process.env.SCALE_LEAK_FULL === '1'
+const EACH = FULL ? 1000 : 100
+/** Sessions set up at once. */
+const PARALLEL = 20
+/** Short, so that abandoned sessions expire within the test; long enough for a session's setup under load. */
+const IDLE_MS = 3000
+
+/** The keys that exist with zero sessions: each instance's inbox, the control stream, the live set. */
+const instanceKeys = (count: number): string[] => [...Array.from({ length: count }, (_, i) => `mcp:in:i${i}`), 'mcp:ctl', 'mcp:live']
+/** Exists once anything was fanned out (broadcasts, resource updates); none is in this test, but it would not be a leak. */
+const OPTIONAL_KEYS = new Set(['mcp:bc'])
+
+const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+
+async function scan (redis: Redis): Promise<string[]> {
+  const keys: string[] = []
+  let cursor = '0'
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', 'mcp:*', 'COUNT', 1000)
+    cursor = next
+    keys.push(...batch)
+  } while (cursor !== '0')
+  return keys.sort()
+}
+
+/** The keys of one session (keys.ts): its record, its stream-0 log, its request-stream log, their byte counts. */
+const sessionKeys = (sid: string): string[] => [`mcp:s:${sid}`, `mcp:e:${sid}:0`, `mcp:e:${sid}:r`, `mcp:e:${sid}:b`]
+
+/**
+ * One session through HAProxy with everything that writes a per-session key. Resolves with the
+ * client and its session id once the stream-0 notification came back (so the GET stream was held).
+ */
+async function busySession (url: string, k: number): Promise<{ client: Client, transport: StreamableHTTPClientTransport, sid: string }> {
+  const client = new Client({ name: 'leak', version: '1.0.0' }, { capabilities: {} })
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`))
+  const heard = { s0: false }
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { if ((n.params.data as { s0?: number }).s0 !== undefined) heard.s0 = true })
+  await client.connect(transport)
+  await client.subscribeResource({ uri: 'soak://item' })
+  // The GET stream opens after initialize: until an instance holds it, stream-0 messages are dropped (and nothing is logged).
+  for (let attempt = 0; !heard.s0; attempt++) {
+    if (attempt === 100) throw new Error(`session ${k}: no stream-0 notification came back`)
+    await client.callTool({ name: 'soak', arguments: { k, s0: true } }, undefined, { onprogress: () => {} })
+    for (let wait = 0; wait < 10 && !heard.s0; wait++) await sleep(10)
+  }
+  return { client, transport, sid: transport.sessionId ?? '' }
+}
+
+/** Runs `work(0..count-1)`, `parallel` at a time. */
+async function pool (count: number, parallel: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0
+  await Promise.all(Array.from({ length: parallel }, async () => {
+    while (next < count) await work(next++)
+  }))
+}
+
+const options = { ...redisTest(t), ...(haproxyTest(t).skip !== false ? haproxyTest(t) : {}) }
+
+t.test(`no per-session key left after ${EACH} DELETEd and ${EACH} idle-expired sessions`, options, async (t: Test) => {
+  const started = Date.now()
+  const cluster = await startProcessCluster(t, 3, { idleTimeoutMs: IDLE_MS })
+  const redis = new Redis(cluster.redis.url, { lazyConnect: true })
+  await redis.connect()
+  t.teardown(() => { redis.disconnect() })
+  const baseline = await scan(redis)
+  t.same(baseline.filter((key) => !instanceKeys(3).includes(key)), [], `with zero sessions: ${baseline.join(', ')}`)
+
+  // DELETEd through HAProxy (on any instance): the session's keys are gone when the 204 comes, and stay gone.
+  let survivors = 0
+  const deleted: string[] = []
+  await pool(EACH, PARALLEL, async (i) => {
+    const { client, transport, sid } = await busySession(cluster.url, i)
+    t.teardown(async () => { await client.close() })
+    await transport.terminateSession()
+    await client.close()
+    deleted.push(sid)
+    survivors += await redis.exists(...sessionKeys(sid))
+  })
+  t.equal(deleted.length, EACH, `${EACH} sessions DELETEd`)
+  t.equal(survivors, 0, 'no key of a session left right after its DELETE')
+  const afterDeletes = Date.now()
+
+  // Abandoned (the client goes away without DELETE): every key they hold must expire.
+  const abandoned: string[] = []
+  await pool(EACH, PARALLEL, async (i) => {
+    const { client, sid } = await busySession(cluster.url, EACH + i)
+    t.teardown(async () => { await client.close() })
+    await client.close()
+    abandoned.push(sid)
+  })
+  const without: string[] = []
+  for (const sid of abandoned) {
+    for (const key of sessionKeys(sid)) if (await redis.pttl(key) === -1) without.push(key)
+  }
+  t.same(without, [], 'every key of an abandoned session has a TTL')
+  t.ok((await redis.exists(...sessionKeys(abandoned.at(-1) ?? ''))) > 0, 'the last abandoned session is still in Redis before its idle timeout')
+
+  // Expired by Redis' clock after IDLE_MS; the instances' sweeps then end them everywhere.
+  let left: string[] = []
+  for (const deadline = Date.now() + IDLE_MS * 5; Date.now() < deadline;) {
+    left = (await scan(redis)).filter((key) => !instanceKeys(3).includes(key) && !OPTIONAL_KEYS.has(key))
+    if (left.length === 0) break
+    await sleep(200)
+  }
+  const described = await Promise.all(left.slice(0, 20).map(async (key) => `${key} (${await redis.type(key)}, pttl ${await redis.pttl(key)})`))
+  t.same(described, [], 'Redis holds no per-session key, only the instance-level ones')
+  const final = await scan(redis)
+  t.ok(instanceKeys(3).every((key) => final.includes(key)), `what is left: ${final.join(', ')}`)
+  t.comment(`${EACH} deleted in ${afterDeletes - started} ms (cluster start included), ${EACH} abandoned and expired in ${Date.now() - afterDeletes} ms`)
+})
