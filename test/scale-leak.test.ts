@@ -128,3 +128,19 @@ t.test(`no per-session key left after ${EACH} DELETEd and ${EACH} idle-expired s
   t.ok(instanceKeys(3).every((key) => final.includes(key)), `what is left: ${final.join(', ')}`)
   t.comment(`${EACH} deleted in ${afterDeletes - started} ms (cluster start included), ${EACH} abandoned and expired in ${Date.now() - afterDeletes} ms`)
 })
+
+t.test('idleTimeoutMs 0: sessions never idle out, yet every key an abandoned one holds expires (a day after its last use)', options, async (t: Test) => {
+  const cluster = await startProcessCluster(t, 3, { idleTimeoutMs: 0 })
+  const redis = new Redis(cluster.redis.url, { lazyConnect: true })
+  await redis.connect()
+  t.teardown(() => { redis.disconnect() })
+  const ttls: Record<string, number> = {}
+  await pool(10, 5, async (i) => {
+    const { client, sid } = await busySession(cluster.url, i)
+    t.teardown(async () => { await client.close() })
+    await client.close()
+    for (const key of sessionKeys(sid)) ttls[key.replace(sid, '{sid}')] = Math.min(ttls[key.replace(sid, '{sid}')] ?? Infinity, await redis.pttl(key))
+  })
+  const day = 24 * 3600_000
+  for (const [key, ttl] of Object.entries(ttls)) t.ok(ttl > day - 60_000 && ttl <= day, `${key}: expires within a day (shortest pttl ${ttl})`)
+})

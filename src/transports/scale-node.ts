@@ -6,6 +6,7 @@ import type { McpCore } from '../protocol/core.js'
 import { ErrorCode, failure, type JsonRpcId, type JsonRpcNotification } from '../protocol/jsonrpc.js'
 import type { Session } from '../protocol/session.js'
 import type { ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleEngine, SessionRecord, StoredSession } from '../scale/types.js'
+import { storedLifetimeMs } from '../scale/lifetime.js'
 import { ListChangeAnnouncer } from './scale-lists.js'
 import { SseStream } from './sse-stream.js'
 import type { LiveStream } from './streamable-state.js'
@@ -134,8 +135,7 @@ export class ScaleNode {
   }
 
   get ttlMs (): number {
-    // No idle timeout: records still must not live forever once every instance forgot them.
-    return this.idleTimeoutMs > 0 ? this.idleTimeoutMs : 24 * 3600_000
+    return storedLifetimeMs(this.idleTimeoutMs)
   }
 
   register (entry: ScaledEntry): void {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { TaskStore } from '../../protocol/tasks/types.js'
 import type { ResolvedScaleOutOptions } from '../../schemas/scale.js'
+import { storedLifetimeMs } from '../lifetime.js'
 import type { ScaleLogger } from '../logger.js'
 import type { ScaleEngine } from '../types.js'
 import { RedisBus } from './bus.js'
@@ -17,7 +18,7 @@ export interface ScaleEngineOptions {
   eventStoreSize: number
   /** Bytes of events kept per session and per log (`eventStoreBytes`). */
   eventStoreBytes: number
-  /** A session's lifetime without activity (`idleTimeoutMs`); 0 = until it is deleted. */
+  /** A session's lifetime without activity (`idleTimeoutMs`); 0 = no idle timeout (its keys still expire a day after its last use). */
   idleTimeoutMs: number
 }
 
@@ -57,7 +58,9 @@ export async function createScaleEngine (options: ScaleEngineOptions, log: Scale
   }
   const keys = keysOf(scaleOut.namespace)
   const timeoutMs = scaleOut.redisTimeoutMs
-  const logs = { maxEvents: options.eventStoreSize, maxBytes: options.eventStoreBytes, ttlMs: options.idleTimeoutMs }
+  // The logs expire like the record (touch extends both): with `idleTimeoutMs: 0` too, or a log
+  // created after the last touch would outlive its session forever.
+  const logs = { maxEvents: options.eventStoreSize, maxBytes: options.eventStoreBytes, ttlMs: storedLifetimeMs(options.idleTimeoutMs) }
   const bus = new RedisBus(cmd, reader, keys, {
     self, heartbeatMs: scaleOut.heartbeatMs, outboxLimit: scaleOut.outboxLimit, broadcastHistory: scaleOut.broadcastHistory, timeoutMs, ...logs
   }, log)
