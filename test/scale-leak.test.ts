@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap'
 import { Redis } from 'ioredis'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { haproxyTest } from './helpers/haproxy.js'
@@ -12,8 +13,9 @@ import { startProcessCluster } from './helpers/scale-processes.js'
 // Every session initializes, opens its GET stream, subscribes to a resource, makes a call with a
 // progress and a log on its request stream and gets a notification on stream 0 (so its record,
 // both event logs and their byte counts all exist in Redis); then half of them are DELETEd and
-// half are abandoned, to expire after idleTimeoutMs. SCAN then finds only the keys that exist
-// with zero sessions.
+// half are abandoned, to expire after idleTimeoutMs. Legacy SSE sessions (whose record is their
+// only key) are abandoned too, and a few 2026-07-28 clients start tasks (shared by no session:
+// they expire with their TTL). SCAN then finds only the keys that exist with zero sessions.
 //
 // SCALE_LEAK_FULL=1 runs the issue's volume (1,000 deleted and 1,000 idle-expired sessions);
 // npm test runs 100 of each.
@@ -22,8 +24,13 @@ const FULL = process.env.SCALE_LEAK_FULL === '1'
 const EACH = FULL ? 1000 : 100
 /** Sessions set up at once. */
 const PARALLEL = 20
-/** Short, so that abandoned sessions expire within the test; long enough for a session's setup under load. */
-const IDLE_MS = 3000
+/**
+ * Short, so that abandoned sessions expire within the test; long enough that a busy session does
+ * not expire between two of its requests on a loaded machine (3 s did, with 18 processes on 2 cores).
+ */
+const IDLE_MS = 5000
+const LEGACY = 20
+const TASKS = 3
 
 /** The keys that exist with zero sessions: each instance's inbox, the control stream, the live set. */
 const instanceKeys = (count: number): string[] => [...Array.from({ length: count }, (_, i) => `mcp:in:i${i}`), 'mcp:ctl', 'mcp:live']
@@ -66,6 +73,34 @@ async function busySession (url: string, k: number): Promise<{ client: Client, t
   return { client, transport, sid: transport.sessionId ?? '' }
 }
 
+/** A legacy SSE session through HAProxy, subscribed, after a call; resolves with its id (from the POST endpoint it was given). */
+async function legacySession (url: string, k: number): Promise<{ client: Client, sid: string }> {
+  const client = new Client({ name: 'leak-sse', version: '1.0.0' }, { capabilities: {} })
+  const transport = new SSEClientTransport(new URL(`${url}/sse`))
+  await client.connect(transport)
+  await client.subscribeResource({ uri: 'soak://item' })
+  await client.callTool({ name: 'soak', arguments: { k, s0: true } })
+  const endpoint = (transport as unknown as { _endpoint?: URL })._endpoint
+  return { client, sid: endpoint?.searchParams.get('sessionId') ?? '' }
+}
+
+/** A task started by a 2026-07-28 client of the Tasks extension (raw, as the SDK 1.x client has no such request); its id. */
+async function startTask (url: string, id: number): Promise<string> {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    'io.modelcontextprotocol/clientInfo': { name: 'leak-tasks', version: '1.0.0' }
+  }
+  const response = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'task_job' },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'task_job', arguments: {}, _meta: meta } })
+  })
+  const body = await response.json() as { result?: { resultType?: string, taskId?: string } }
+  if (body.result?.resultType !== 'task' || body.result.taskId === undefined) throw new Error(`no task: ${JSON.stringify(body)}`)
+  return body.result.taskId
+}
+
 /** Runs `work(0..count-1)`, `parallel` at a time. */
 async function pool (count: number, parallel: number, work: (i: number) => Promise<void>): Promise<void> {
   let next = 0
@@ -76,9 +111,9 @@ async function pool (count: number, parallel: number, work: (i: number) => Promi
 
 const options = { ...redisTest(t), ...(haproxyTest(t).skip !== false ? haproxyTest(t) : {}) }
 
-t.test(`no per-session key left after ${EACH} DELETEd and ${EACH} idle-expired sessions`, options, async (t: Test) => {
+t.test(`no per-session key left after ${EACH} DELETEd and ${EACH} + ${LEGACY} legacy idle-expired sessions, nor task keys once expired`, options, async (t: Test) => {
   const started = Date.now()
-  const cluster = await startProcessCluster(t, 3, { idleTimeoutMs: IDLE_MS })
+  const cluster = await startProcessCluster(t, 3, { idleTimeoutMs: IDLE_MS, tasks: { ttlMs: IDLE_MS } })
   const redis = new Redis(cluster.redis.url, { lazyConnect: true })
   await redis.connect()
   t.teardown(() => { redis.disconnect() })
@@ -108,6 +143,17 @@ t.test(`no per-session key left after ${EACH} DELETEd and ${EACH} idle-expired s
     await client.close()
     abandoned.push(sid)
   })
+  await pool(LEGACY, 5, async (i) => {
+    const { client, sid } = await legacySession(cluster.url, 2 * EACH + i)
+    t.teardown(async () => { await client.close() })
+    t.ok(await redis.exists(`mcp:s:${sid}`), `legacy session ${i}: its record is in Redis`)
+    await client.close()
+    abandoned.push(sid)
+  })
+  const tasks = await Promise.all(Array.from({ length: TASKS }, async (_, i) => await startTask(cluster.url, i + 1)))
+  const taskTtls = await Promise.all(tasks.map(async (taskId) => await redis.pttl(`mcp:t:${taskId}`)))
+  t.ok(taskTtls.every((ttl) => ttl > 0 && ttl <= IDLE_MS), `each task's key expires with the task (pttl ${taskTtls.join(', ')})`)
+  t.ok(await redis.pttl('mcp:tasks') > 0, 'so does the index of tasks')
   const without: string[] = []
   for (const sid of abandoned) {
     for (const key of sessionKeys(sid)) if (await redis.pttl(key) === -1) without.push(key)
@@ -115,7 +161,7 @@ t.test(`no per-session key left after ${EACH} DELETEd and ${EACH} idle-expired s
   t.same(without, [], 'every key of an abandoned session has a TTL')
   t.ok((await redis.exists(...sessionKeys(abandoned.at(-1) ?? ''))) > 0, 'the last abandoned session is still in Redis before its idle timeout')
 
-  // Expired by Redis' clock after IDLE_MS; the instances' sweeps then end them everywhere.
+  // Expired by Redis' clock after IDLE_MS (tasks too); the instances' sweeps then end them everywhere.
   let left: string[] = []
   for (const deadline = Date.now() + IDLE_MS * 5; Date.now() < deadline;) {
     left = (await scan(redis)).filter((key) => !instanceKeys(3).includes(key) && !OPTIONAL_KEYS.has(key))
@@ -126,7 +172,7 @@ t.test(`no per-session key left after ${EACH} DELETEd and ${EACH} idle-expired s
   t.same(described, [], 'Redis holds no per-session key, only the instance-level ones')
   const final = await scan(redis)
   t.ok(instanceKeys(3).every((key) => final.includes(key)), `what is left: ${final.join(', ')}`)
-  t.comment(`${EACH} deleted in ${afterDeletes - started} ms (cluster start included), ${EACH} abandoned and expired in ${Date.now() - afterDeletes} ms`)
+  t.comment(`${EACH} deleted in ${afterDeletes - started} ms (cluster start included), ${EACH} + ${LEGACY} legacy abandoned and expired, ${TASKS} tasks expired, in ${Date.now() - afterDeletes} ms`)
 })
 
 t.test('idleTimeoutMs 0: sessions never idle out, yet every key an abandoned one holds expires (a day after its last use)', options, async (t: Test) => {

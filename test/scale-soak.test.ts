@@ -41,8 +41,9 @@ const BROADCASTS = 200
  * at the transport (`onmessage`), in wire order: the SDK client runs notification handlers a
  * microtask later than response handlers, so a progress arriving in the same chunk as its
  * response reaches `onprogress` after the response has removed it ("unknown token"; SDK 1.32.2,
- * seen on legacy SSE, whose client dispatches a chunk's events in one go). The progress token is
- * the call's own (`p{k}`), so the server's progress is checked, not the SDK's bookkeeping.
+ * typescript-sdk#2580; seen on legacy SSE, whose client dispatches a chunk's events in one go).
+ * The progress token is the call's own (`p{k}`), so the server's progress is checked, not the
+ * SDK's bookkeeping.
  */
 class Tally {
   readonly progress = new Map<number, number>()
