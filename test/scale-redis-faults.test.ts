@@ -142,3 +142,28 @@ t.test('a closed bus refuses writes', redisTest(t), async (t) => {
   await a.close()
   await t.rejects(a.bus.send('x', forward(1)), { code: 'FST_MCP_SCALE_UNAVAILABLE' })
 })
+
+t.test('a write a request waits on is refused unsent while Redis is down, and never delivered after', redisTest(t), async (t) => {
+  const redis = await startRedis(t)
+  const log = capture()
+  const ns = `q${randomBytes(3).toString('hex')}`
+  const [a, b] = [await engine(t, redis, ns, 'a', log), await engine(t, redis, ns, 'b', log)]
+  const got = inbox(b)
+  await a.bus.send('b', forward(1), { forRequest: true })
+  await until(t, 'delivered while Redis is up', () => got.length === 1)
+  await redis.kill()
+  // Until the client has seen the connection drop, a write still goes out (and then waits for Redis to be back).
+  await until(t, 'the loss is noticed', () => log.lines.some((l) => l.message.includes('connection lost')))
+  await t.rejects(a.bus.send('b', forward(2), { forRequest: true }), { code: 'FST_MCP_SCALE_UNAVAILABLE', statusCode: 503 },
+    'refused after redisTimeoutMs: the request is answered 503')
+  const queued = a.bus.send('b', forward(3))
+  await redis.restart()
+  await queued
+  await a.bus.send('b', forward(4), { forRequest: true })
+  await until(t, 'the queued write and the next one arrive', () => got.length >= 3)
+  await sleep(300)
+  t.same(got, [1, 3, 4], 'the refused one never arrives: it was not handed to Redis')
+  t.equal(log.lines.filter((l) => l.message.includes('what needs it is refused')).length, 1, 'the refusal is logged once')
+  await until(t, 'back', () => log.lines.filter((l) => l.message.includes('connection back')).length >= 4)
+  t.ok(log.lines.some((l) => l.message.includes('connection back') && l.fields.includes('"refused":1')), 'and counted when Redis is back')
+})

@@ -136,8 +136,9 @@ t.test('Redis SIGKILLed, restarted empty 2 s later: no crash, only 503 + Retry-A
   // the holder's claim until it is re-created); none may come from a call that was refused.
   await sleep(1000)
   for (const client of load.clients) {
-    const { extra } = client.account()
+    const { missing, extra } = client.account()
     t.same(extra, [], `${client.name}: nothing from a call that was refused, nothing twice`)
+    t.same(missing.filter((json) => !json.startsWith('{"later"')), [], `${client.name}: every answer, progress, log and broadcast (those of the gap too) arrived`)
   }
 
   // After the restart: every session that was live works on every instance, new ones too.

@@ -48,6 +48,8 @@ export interface RedisPort {
    * the count when the connection is back.
    */
   refused: (reason: string) => void
+  /** A bounded command was answered in time: an outage seen without a reconnect (a stall) is over. */
+  answered: () => void
   /**
    * Closes our connection (a duplicate of the application's client, or one we opened): after the
    * replies in flight, or at once when `graceful` is false (a connection blocked in XREAD would
@@ -140,6 +142,12 @@ class IoredisPort implements RedisPort {
   }
 
   private readonly log: ScaleLogger
+
+  answered (): void {
+    if (this.refusals === 0) return
+    this.log.info({ redis: this.address, refused: this.refusals }, 'scale-out: Redis answers again (refused: operations refused meanwhile, requests answered 503)')
+    this.refusals = 0
+  }
 
   refused (reason: string): void {
     if (this.refusals++ === 0) this.log.warn({ redis: this.address, reason }, 'scale-out: Redis does not answer: what needs it is refused, requests with 503, until it is back (logged once)')
@@ -246,7 +254,9 @@ export async function bounded<T> (redis: RedisPort, ms: number, command: () => P
     throw new ScaleUnavailableError(`Redis at ${redis.address} is unreachable`)
   }
   try {
-    return await withTimeout(command(), Math.max(1, ms - (Date.now() - started)))
+    const answer = await withTimeout(command(), Math.max(1, ms - (Date.now() - started)))
+    redis.answered()
+    return answer
   } catch (error) {
     if (error instanceof ScaleUnavailableError) redis.refused('no answer in time')
     throw error
