@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { ScaleUnavailableError, UnknownSessionError } from '../errors.js'
 import { changeEventOf } from '../protocol/changes.js'
 import type { McpCore } from '../protocol/core.js'
-import { ErrorCode, failure, type JsonRpcId, type JsonRpcNotification } from '../protocol/jsonrpc.js'
+import { ErrorCode, failure, type ClassifiedMessage, type JsonRpcId, type JsonRpcNotification } from '../protocol/jsonrpc.js'
 import type { Session } from '../protocol/session.js'
 import type { ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleEngine, SessionRecord, StoredSession } from '../scale/types.js'
 import { storedLifetimeMs } from '../scale/lifetime.js'
@@ -346,6 +346,20 @@ export class ScaleNode {
     if (early === undefined) return
     this.earlyCancels.delete(key)
     if (early.until >= Date.now()) session.cancelRequest(requestId, early.reason)
+  }
+
+  /**
+   * Legacy SSE, on the stream's instance: a cancel for a request the session is not running is
+   * kept for a while, since the request may still come (forwarded from another instance, it can be
+   * overtaken by a cancel POSTed here). True when kept: there is nothing else to do with it.
+   */
+  keepEarlyCancel (session: Session, classified: ClassifiedMessage): boolean {
+    if (classified.kind !== 'notification' || classified.message.method !== 'notifications/cancelled') return false
+    const requestId = classified.message.params?.requestId
+    if ((typeof requestId !== 'string' && typeof requestId !== 'number') || session.isHandling(requestId)) return false
+    const reason = classified.message.params?.reason
+    this.rememberCancel(session.id, requestId, typeof reason === 'string' ? reason.slice(0, 256) : 'cancelled by the client')
+    return true
   }
 
   private rememberCancel (session: string, requestId: JsonRpcId, reason: string): void {

@@ -88,9 +88,13 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
   }
 
   const dispatchOn = (session: Session, classified: ReturnType<typeof classifyMessage>, principal: FastifyRequest['mcpPrincipal'], request: FastifyRequest): void => {
+    // Scale-out: a cancel may overtake its forwarded request; kept, it cancels the request as it starts.
+    if (scale?.keepEarlyCancel(session, classified) === true) return
     core.dispatcher.dispatch(session, classified, principal, request.raw).catch(
       /* c8 ignore next: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
       (error: unknown) => { request.log.error({ err: error }, 'MCP dispatch failed') })
+    // The request is in flight now (registered synchronously).
+    if (scale !== undefined && classified.kind === 'request') scale.cancelIfEarly(session, classified.message.id)
   }
 
   /**

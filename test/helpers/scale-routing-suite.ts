@@ -356,6 +356,25 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     }
   })
 
+  t.test('legacy SSE: a cancel POSTed to the stream\'s instance ahead of its request (forwarded from another) still cancels it', async (t) => {
+    const cluster = await startCluster(t, await makeRig(t), register)
+    const [b0 = '', b1 = ''] = cluster.bases
+    const stream = await openRawStream(`${b0}/sse`)
+    t.teardown(() => { stream.destroy() })
+    const endpoint = /^data: (.*)$/m.exec(await stream.next())?.[1] ?? ''
+    const post = async (base: string, body: Record<string, unknown>): Promise<number> => {
+      const response = await fetch(`${base}${endpoint}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      await response.text()
+      return response.status
+    }
+    t.equal(await post(b0, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }), 202)
+    while (!(await stream.next()).includes('"id":0'));
+    t.equal(await post(b0, { jsonrpc: '2.0', method: 'notifications/initialized' }), 202)
+    t.equal(await post(b0, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'changed my mind' } }), 202, 'the cancel, first, on the stream\'s instance')
+    t.equal(await post(b1, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'wait_end', arguments: { tag: 'sse-early-cancel' } } }), 202, 'its request, forwarded by another')
+    await until(t, 'the request is cancelled as it starts', () => probes.aborted.includes('sse-early-cancel'))
+  })
+
   t.test('legacy SSE: the stream on one instance, every POST forwarded to it in order', async (t) => {
     const cluster = await startCluster(t, await makeRig(t), register)
     const { client } = await clusterSse(t, cluster)
