@@ -7,7 +7,7 @@
 // process.cpuUsage() across a batch; the report gives each build's median and the median of the
 // per-pair ratios.
 //
-//   node benchmarks/ab-dispatch.js <A>/dist/index.js <B>/dist/index.js [pairs=60] [batch=2000]
+//   node --expose-gc benchmarks/ab-dispatch.js <A>/dist/index.js <B>/dist/index.js [pairs=60] [batch=2000]
 //
 // Uses one internal module of each build (dist/stdio.js, the stdio runner), and the server's
 // core: it measures builds of this repository, not arbitrary packages.
@@ -65,6 +65,8 @@ async function serve (path) {
     async run (n) {
       const lines = new Array(n)
       for (let i = 0; i < n; i++) lines[i] = `{"jsonrpc":"2.0","id":${nextId++},"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`
+      // Run with --expose-gc: each batch starts from a clean heap, not paying for the other build's garbage.
+      globalThis.gc?.()
       const before = process.cpuUsage()
       await send(lines)
       const used = process.cpuUsage(before)
