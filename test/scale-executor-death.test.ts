@@ -149,19 +149,22 @@ function suite (t: Test, makeRig: (t: Test) => Promise<KillableRig>): void {
   })
 }
 
+/** A Redis engine of its own for instance `instanceId`, beating every `heartbeatMs`, closed with the test. */
+async function redisEngine (t: Test, url: string, instanceId: string, heartbeatMs: number): Promise<ScaleEngine> {
+  const options = resolvePluginOptions({ name: 'x', version: '1', scaleOut: { redis: url, instanceId, heartbeatMs } })
+  if (options.scaleOut === undefined) throw new Error('scaleOut did not resolve')
+  const started = await createScaleEngine({ ...options, scaleOut: options.scaleOut }, quiet)
+  t.teardown(started.close)
+  return started
+}
+
 t.test('in-process engine', async (t) => { suite(t, memory) })
 t.test('Redis engine', redisTest(t), async (t) => { suite(t, redis(100)) })
 
 t.test('liveness is read from the registry when the cached view says no: a new instance, a dead one', redisTest(t), async (t) => {
   const server = await startRedis(t)
   // Beats every 60 s: the cached views are never refreshed during this test.
-  const engine = async (instanceId: string): Promise<ScaleEngine> => {
-    const options = resolvePluginOptions({ name: 'x', version: '1', scaleOut: { redis: server.url, instanceId, heartbeatMs: 60_000 } })
-    if (options.scaleOut === undefined) throw new Error('scaleOut did not resolve')
-    const started = await createScaleEngine({ ...options, scaleOut: options.scaleOut }, quiet)
-    t.teardown(started.close)
-    return started
-  }
+  const engine = async (instanceId: string): Promise<ScaleEngine> => await redisEngine(t, server.url, instanceId, 60_000)
   const a = await engine('a')
   const b = await engine('b')
   t.notOk(a.bus.alive('b'), 'a started before b: its cached view lacks b')
@@ -175,13 +178,7 @@ t.test('liveness is read from the registry when the cached view says no: a new i
 
 t.test('a Redis restarted empty forgets every instance: no death is read into that; a real one still is', redisTest(t), async (t) => {
   const server = await startRedis(t)
-  const engine = async (instanceId: string): Promise<ScaleEngine> => {
-    const options = resolvePluginOptions({ name: 'x', version: '1', scaleOut: { redis: server.url, instanceId, heartbeatMs: 100 } })
-    if (options.scaleOut === undefined) throw new Error('scaleOut did not resolve')
-    const started = await createScaleEngine({ ...options, scaleOut: options.scaleOut }, quiet)
-    t.teardown(started.close)
-    return started
-  }
+  const engine = async (instanceId: string): Promise<ScaleEngine> => await redisEngine(t, server.url, instanceId, 100)
   const a = await engine('a')
   const b = await engine('b')
   const deaths: string[] = []

@@ -1,41 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { haproxyTest, startHaproxy } from './helpers/haproxy.js'
-import { redisTest, startRedis } from './helpers/redis-server.js'
+import { haproxyTest } from './helpers/haproxy.js'
+import { redisTest } from './helpers/redis-server.js'
+import { startProcessCluster } from './helpers/scale-processes.js'
 
 // Issue 12, must-show 1 and 2: three instances as child processes (plain JS against dist/) on one
 // real redis-server, behind a real HAProxy doing round-robin; the official SDK client talks to
 // HAProxy only.
 
-const FIXTURE = fileURLToPath(new URL('./fixtures/scale-instance.mjs', import.meta.url))
-
-async function startInstance (t: Test, redis: string, id: string): Promise<number> {
-  const child: ChildProcess = spawn(process.execPath, [FIXTURE, redis, id], { stdio: ['ignore', 'pipe', 'inherit'] })
-  t.teardown(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL')
-      await once(child, 'exit')
-    }
-  })
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
-  for await (const line of lines) {
-    const port = (JSON.parse(line) as { port?: number }).port
-    if (port !== undefined) return port
-  }
-  throw new Error(`instance ${id} exited before listening`)
-}
-
 async function cluster (t: Test): Promise<string> {
-  const redis = await startRedis(t)
-  const ports = await Promise.all(['i0', 'i1', 'i2'].map(async (id) => await startInstance(t, redis.url, id)))
-  return (await startHaproxy(t, ports)).url
+  return (await startProcessCluster(t)).url
 }
 
 const capabilities = { elicitation: {} }
