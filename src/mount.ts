@@ -48,10 +48,13 @@ export async function mountMcp (fastify: FastifyInstance, core: McpCore, options
   await registerHttpTransports(fastify, core, options, prefix, node)
 }
 
-/** The engine with the user's `eventStore` in place of its own event log (replays, deletes, resumes elsewhere). */
+/**
+ * The engine with the user's `eventStore` in place of its own event log (replays, deletes, resumes
+ * elsewhere); everything else, restart handling included, is the engine's own.
+ */
 function withEventStore (engine: ScaleEngine, events: EventStore | undefined): ScaleEngine {
   if (events === undefined) return engine
-  return { sessions: engine.sessions, bus: engine.bus, events, close: async () => { await engine.close() } }
+  return { ...engine, events }
 }
 
 /**

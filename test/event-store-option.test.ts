@@ -7,7 +7,8 @@ import { MCPServer, Type, type EventReplay, type EventStore, type MCPRegistryApi
 import { resolvePluginOptions } from '../src/schemas/resolve.js'
 import { connectStreamable } from './helpers/clients.js'
 import { listeningCatalogApp } from './fixtures/http-app.js'
-import { clusterStreamable, memoryRig, startCluster } from './helpers/scale-cluster.js'
+import { MemoryHub } from '../src/scale/memory/index.js'
+import { clusterStreamable, memoryRig, startCluster, type EngineRig } from './helpers/scale-cluster.js'
 
 /** A store as a user writes one (every method asynchronous), recording what it was asked. */
 class RecordingStore implements EventStore {
@@ -157,4 +158,16 @@ t.test('scale-out: the user\'s store is the log every instance resumes from, and
   t.ok(store.has(session))
   await transport.terminateSession()
   await until(t, 'the session\'s events are deleted from the user\'s store', () => !store.has(session))
+})
+
+t.test('scale-out: with the user\'s store in place, the rest of the engine is its own (restart handling included)', async (t) => {
+  const hub = new MemoryHub()
+  let restartHandlers = 0
+  const rig: EngineRig = {
+    name: 'memory, with restarts',
+    engine: async (id) => ({ ...hub.engine(id), onRedisRestart: () => { restartHandlers++ } }),
+    close: async () => { await hub.close() }
+  }
+  await startCluster(t, rig, () => {}, { eventStore: new RecordingStore() }, 1)
+  t.equal(restartHandlers, 1, 'the instance listens for a Redis restart through the engine it was given')
 })
