@@ -10,6 +10,7 @@ import { McpCore } from '../src/protocol/core.js'
 import { StdioRunner } from '../src/stdio.js'
 import { connectStreamable } from './helpers/clients.js'
 import { headersFor, modern } from './helpers/modern.js'
+import { collectJsonLines } from './helpers/json-lines.js'
 
 const KEY_A = 'inflight-key-aaaaaaaaaaaaaaa'
 const KEY_B = 'inflight-key-bbbbbbbbbbbbbbb'
@@ -99,16 +100,7 @@ t.test('stdio: the process\'s modern requests share the bound', async (t) => {
   const runner = new StdioRunner(core, { input, output, maxMessageBytes: 1 << 20 })
   runner.start()
   t.teardown(async () => { await runner.stop() })
-  const lines: any[] = []
-  let buffered = ''
-  output.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString()
-    let index
-    while ((index = buffered.indexOf('\n')) !== -1) {
-      lines.push(JSON.parse(buffered.slice(0, index)))
-      buffered = buffered.slice(index + 1)
-    }
-  })
+  const lines = collectJsonLines(output)
   const answerTo = async (id: number): Promise<any> => {
     for (;;) {
       const found = lines.find((line) => line.id === id)

@@ -9,6 +9,7 @@ import { StdioRunner } from '../src/stdio.js'
 import { registerCatalog } from './fixtures/catalog.js'
 import { fixture } from './helpers/clients.js'
 import { MODERN, meta, modern } from './helpers/modern.js'
+import { collectJsonLines } from './helpers/json-lines.js'
 
 const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']
 const INIT = { jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }
@@ -20,19 +21,8 @@ function spawnServer (t: Test, env: Record<string, string> = {}) {
     stdio: ['pipe', 'pipe', 'pipe']
   })
   t.teardown(() => { child.kill() })
-  const lines: any[] = []
   const waiters: Array<() => void> = []
-  let buffered = ''
-  child.stdout.setEncoding('utf8')
-  child.stdout.on('data', (chunk: string) => {
-    buffered += chunk
-    let index
-    while ((index = buffered.indexOf('\n')) !== -1) {
-      lines.push(JSON.parse(buffered.slice(0, index)))
-      buffered = buffered.slice(index + 1)
-      waiters.splice(0).forEach((wake) => wake())
-    }
-  })
+  const lines = collectJsonLines(child.stdout, () => { waiters.splice(0).forEach((wake) => wake()) })
   let stderr = ''
   child.stderr.setEncoding('utf8')
   child.stderr.on('data', (chunk: string) => { stderr += chunk })
@@ -127,16 +117,7 @@ function memoryServer (protocols?: Array<'modern' | 'legacy'>) {
   const output = new PassThrough()
   const runner = new StdioRunner(core, { input, output, maxMessageBytes: 1 << 20 })
   runner.start()
-  let buffered = ''
-  const lines: any[] = []
-  output.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString()
-    let index
-    while ((index = buffered.indexOf('\n')) !== -1) {
-      lines.push(JSON.parse(buffered.slice(0, index)))
-      buffered = buffered.slice(index + 1)
-    }
-  })
+  const lines = collectJsonLines(output)
   async function call (message: Record<string, unknown>): Promise<any> {
     input.write(JSON.stringify(message) + '\n')
     for (;;) {

@@ -6,6 +6,7 @@ import { McpCore } from '../src/protocol/core.js'
 import { StdioRunner } from '../src/stdio.js'
 import { registerCatalog } from './fixtures/catalog.js'
 import { fixture } from './helpers/clients.js'
+import { collectJsonLines } from './helpers/json-lines.js'
 
 const silent = { error: () => {} }
 
@@ -17,18 +18,8 @@ function harness (maxMessageBytes = 1024) {
   const output = new PassThrough()
   const runner = new StdioRunner(core, { input, output, maxMessageBytes })
   runner.start()
-  let buffered = ''
-  const lines: unknown[] = []
   const waiters: Array<() => void> = []
-  output.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString()
-    let index
-    while ((index = buffered.indexOf('\n')) !== -1) {
-      lines.push(JSON.parse(buffered.slice(0, index)))
-      buffered = buffered.slice(index + 1)
-      waiters.splice(0).forEach((wake) => wake())
-    }
-  })
+  const lines: unknown[] = collectJsonLines(output, () => { waiters.splice(0).forEach((wake) => wake()) })
   async function next (): Promise<any> {
     while (lines.length === 0) await new Promise<void>((resolve) => waiters.push(resolve))
     return lines.shift()
