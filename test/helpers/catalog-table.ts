@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Test } from 'tap'
 import { PIXEL_PNG } from '../fixtures/catalog.js'
 
@@ -77,11 +78,35 @@ export async function runCatalogTable (t: Test, client: Client): Promise<Record<
   t.same(templateCompletion.completion.values, ['intro', 'install'])
 
   const progress: number[] = []
+  const wire = tapProgress(client)
   const progressed = await client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: (p) => { progress.push(p.progress) } })
+    .finally(wire.stop)
   t.same(progressed.content, [{ type: 'text', text: 'done 3' }])
-  t.same(progress, [1, 2, 3], 'progress notifications in order')
+  t.same(wire.seen, [1, 2, 3, 'result'], 'progress notifications in order, before the result')
+  // The SDK client runs notification handlers a microtask after response handlers, so a progress
+  // read in the same chunk as its response reaches `onprogress` after the call is gone (SDK 1.32.2,
+  // typescript-sdk#2580). What `onprogress` saw is therefore the wire's order, maybe short of its tail.
+  t.same(progress, [1, 2, 3].slice(0, progress.length), 'onprogress saw the progress in order')
+  t.ok(progress.length >= 1, 'onprogress saw progress')
 
   await client.setLoggingLevel('error')
   t.same(await client.ping(), {}, 'ping')
   return observed
+}
+
+/**
+ * What reaches the client's transport while one call runs, in wire order: each progress value,
+ * then 'result' for the first response. Read before the SDK's own handling (see above).
+ */
+function tapProgress (client: Client): { seen: Array<number | 'result'>, stop: () => void } {
+  const transport = client.transport
+  const deliver = transport?.onmessage
+  if (transport === undefined || deliver === undefined) throw new Error('the client is not connected')
+  const seen: Array<number | 'result'> = []
+  transport.onmessage = (message: JSONRPCMessage, extra) => {
+    if ('method' in message && message.method === 'notifications/progress') seen.push(Number(message.params?.progress))
+    else if ('result' in message && !seen.includes('result')) seen.push('result')
+    deliver.call(transport, message, extra)
+  }
+  return { seen, stop: () => { transport.onmessage = deliver } }
 }
