@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, failure, success, type ClassifiedMessage, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from './jsonrpc.js'
+import { ErrorCode, McpError, failure, success, type ClassifiedMessage, type JsonRpcFailure, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from './jsonrpc.js'
 import { complete } from './methods/completion.js'
 import { initialize, ping, setLevel } from './methods/lifecycle.js'
 import { getPrompt, listPrompts } from './methods/prompts.js'
@@ -82,8 +82,7 @@ export class Dispatcher {
     if (operation !== undefined) return await this.dispatchObserved(session, classified, principal, operation)
     switch (classified.kind) {
       case 'request':
-        await this.handleRequest(session, classified.message, principal, undefined)
-        return
+        return await this.handleRequest(session, classified.message, principal, undefined)
       case 'notification':
         return this.handleNotification(session, classified.message)
       case 'response':
@@ -97,30 +96,37 @@ export class Dispatcher {
   /** The same as {@link dispatch}'s plain path, inside the operation's span and timing. */
   private async dispatchObserved (session: Session, classified: ClassifiedMessage, principal: Principal | undefined, operation: ServerOperation): Promise<void> {
     if (classified.kind === 'request') {
-      const response = await operation.run(async () => await this.handleRequest(session, classified.message, principal, operation))
-      operation.end(response, response === undefined)
+      await operation.run(async () => { await this.handleRequest(session, classified.message, principal, operation) })
+      operation.end(operation.answer === undefined)
     } else if (classified.kind === 'notification') {
       operation.run(() => { this.handleNotification(session, classified.message) })
-      operation.end(undefined, false)
+      operation.end(false)
     }
   }
 
-  /** Answers one request; returns the answer sent, or undefined when none was (cancelled, session closed). */
-  private async handleRequest (session: Session, request: JsonRpcRequest, principal: Principal | undefined, operation: ServerOperation | undefined): Promise<JsonRpcMessage | undefined> {
+  /**
+   * Answers one request, unless it was cancelled or its session closed. `operation` (when telemetry
+   * listens) is told the answer. Kept to the shape it had before telemetry: this is the hot path of
+   * every call, and returning the answer through it measurably cost (benchmarks/ab-dispatch.js).
+   */
+  private async handleRequest (session: Session, request: JsonRpcRequest, principal: Principal | undefined, operation: ServerOperation | undefined): Promise<void> {
     // A modern session was admitted by the ladder (protocol/modern/ladder.ts) and is ready by construction.
     const modern = session.era === 'modern'
     const method = (modern ? MODERN_METHODS : METHODS).get(request.method)
     if (method === undefined) {
-      return answer(session, failure(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method.slice(0, 128)}`), request.id)
+      this.refuse(session, request.id, failure(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method.slice(0, 128)}`), operation)
+      return
     }
     if (session.state === 'new' && !BEFORE_INITIALIZE.has(request.method)) {
-      return answer(session, failure(request.id, ErrorCode.InvalidRequest, 'The session is not initialized: send initialize first'), request.id)
+      this.refuse(session, request.id, failure(request.id, ErrorCode.InvalidRequest, 'The session is not initialized: send initialize first'), operation)
+      return
     }
     const max = this.limits.maxInflightRequests
     if (session.inflightCount >= max) {
       // Refused before anything is allocated for it: one client must not pile up handlers without bound.
       this.options.telemetry?.limitRefusal('maxInflightRequests')
-      return answer(session, failure(request.id, ErrorCode.InvalidRequest, `Too many requests in flight on this session (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max }), request.id)
+      this.refuse(session, request.id, failure(request.id, ErrorCode.InvalidRequest, `Too many requests in flight on this session (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max }), operation)
+      return
     }
     const params = request.params ?? {}
     const inflight = session.beginRequest(request.id)
@@ -131,19 +137,27 @@ export class Dispatcher {
     try {
       const result = await method(params, env)
       // A cancelled request gets no answer (MCP cancellation); a closed session cannot take one.
-      if (inflight.aborted) return undefined
-      const response = answer(session, success(request.id, modern ? shapeModernResult(request.method, result, this.options.modern) : result), request.id)
-      const after = (result as { [kAfterAnswer]?: JsonRpcMessage[] })[kAfterAnswer]
-      if (after !== undefined) for (const message of after) session.send(message, request.id)
-      // An input_required answer ends this request: whatever the handler left running stops (its
-      // retry is another request, which runs the handler again).
-      if (modern && result.resultType === 'input_required') inflight.abort(new InputRequiredError())
-      return response
+      if (!inflight.aborted) {
+        const response = success(request.id, modern ? shapeModernResult(request.method, result, this.options.modern) : result)
+        session.send(response, request.id)
+        if (operation !== undefined) operation.answer = response
+        const after = (result as { [kAfterAnswer]?: JsonRpcMessage[] })[kAfterAnswer]
+        if (after !== undefined) for (const message of after) session.send(message, request.id)
+        // An input_required answer ends this request: whatever the handler left running stops (its
+        // retry is another request, which runs the handler again).
+        if (modern && result.resultType === 'input_required') inflight.abort(new InputRequiredError())
+      }
     } catch (error) {
-      return inflight.aborted ? undefined : answer(session, this.toFailure(request, error, session), request.id)
+      if (!inflight.aborted) this.refuse(session, request.id, this.toFailure(request, error, session), operation)
     } finally {
       session.endRequest(request.id, inflight)
     }
+  }
+
+  /** Sends an error answer, and tells the operation (when telemetry listens). */
+  private refuse (session: Session, id: JsonRpcId, response: JsonRpcFailure, operation: ServerOperation | undefined): void {
+    session.send(response, id)
+    if (operation !== undefined) operation.answer = response
   }
 
   private toFailure (request: JsonRpcRequest, error: unknown, session: Session): ReturnType<typeof failure> {
@@ -162,10 +176,4 @@ export class Dispatcher {
     }
     // notifications/initialized, roots/list_changed, progress: nothing to do; unknown ones are ignored as JSON-RPC requires.
   }
-}
-
-/** Sends `response` and returns it, for telemetry to read what the request ended with. */
-function answer (session: Session, response: JsonRpcMessage, id: JsonRpcId): JsonRpcMessage {
-  session.send(response, id)
-  return response
 }

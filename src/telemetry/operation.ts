@@ -42,6 +42,8 @@ export class ServerOperation {
   /** The context handlers run in: the server span active, for their own child spans. */
   readonly context: Context
   private readonly started = performance.now()
+  /** What was sent back to the request, set by the dispatcher; undefined: nothing (yet). */
+  answer: JsonRpcMessage | undefined
   private readonly metricAttributes: Attributes
   private readonly instruments: Instruments | undefined
   /** What the operation was started with (the CLIENT spans of server-to-client requests read it too). */
@@ -115,10 +117,11 @@ export class ServerOperation {
   }
 
   /**
-   * Ends the operation with what was sent back: the response, or nothing (a notification, or a
-   * request cancelled before its answer: MCP sends none).
+   * Ends the operation with what was sent back ({@link answer}): a response, or nothing (a
+   * notification; or, with `cancelled`, a request that ended before its answer: MCP sends none).
    */
-  end (response: JsonRpcMessage | undefined, cancelled: boolean): void {
+  end (cancelled: boolean): void {
+    const response = this.answer
     const metric = this.metricAttributes
     const version = this.input.protocolVersion()
     if (version !== undefined) metric[ATTR_MCP_PROTOCOL_VERSION] = version
