@@ -49,6 +49,7 @@ const config = {
   workloads: list('BENCH_WORKLOADS', 'stdio,sse,streamable,modern,auth,fanout,scale', 'stdio,sse,streamable,modern,auth,fanout,scale'),
   scaleInstances: num('BENCH_SCALE_INSTANCES', 3, 3),
   forwardedCalls: num('BENCH_FORWARDED_CALLS', 4000, 1000),
+  scaleRate: num('BENCH_SCALE_RATE', 2000, 1000),
   servers: list('BENCH_SERVERS', 'ours,sdk,baseline', 'ours,sdk,baseline'),
   // A/B test of a proposed fix: ours built elsewhere (a patched copy of dist/), run as one more server.
   candidate: env.BENCH_CANDIDATE_DIST,
@@ -202,6 +203,13 @@ async function main () {
       scripts: { ours: 'ours-http.js', independent: 'ours-http.js', cluster: 'ours-http.js' },
       start: { independent, cluster },
       run: (server) => runSpreadCalls({ server, sessions: config.sseSessions, duration: config.duration, warmup: config.warmup })
+    })
+    add({
+      key: 'scale-paced',
+      title: `Scale-out, paced: the same Streamable HTTP tools/call at ${config.scaleRate} calls/s in all (no process saturated), ${config.scaleInstances} instances + redis-server against one instance without scale-out`,
+      scripts: { ours: 'ours-http.js', independent: 'ours-http.js', cluster: 'ours-http.js' },
+      start: { independent, cluster },
+      run: (server) => runSpreadCalls({ server, sessions: config.sseSessions, duration: config.duration, warmup: config.warmup, rate: config.scaleRate })
     })
     add({
       key: 'scale-forwarded',

@@ -5,7 +5,8 @@
 //   goes to one of N autocannons, one per instance, so each session's calls land on every
 //   instance. Run on one instance without scale-out too (same client), and on N independent
 //   instances with each session's calls kept on its own instance, for the ratios. On a cluster it
-//   also reports Redis commands per call (INFO commandstats over the measured window).
+//   also reports Redis commands per call (INFO commandstats over the measured window). With `rate`
+//   the same, paced at that many calls/s instead of as fast as the machine goes.
 // - runForwardedPosts: one legacy SSE session whose stream is held by instance 0; POSTs go in
 //   turn to instance 0 (the owner executes them) and to instance 1 (it forwards them to the owner
 //   over the bus); each call's time runs from its POST to its answer on the stream.
@@ -15,7 +16,7 @@ import { openSseSession, pool, post, postAgent } from './sse.js'
 import { measurePostedCalls } from '../lib/posted-calls.js'
 import { percentiles } from '../lib/stats.js'
 
-export async function runSpreadCalls ({ server, sessions: count, duration, warmup }) {
+export async function runSpreadCalls ({ server, sessions: count, duration, warmup, rate }) {
   const urls = server.urls ?? [server.url]
   // Independent instances (no shared engine) know only their own sessions: session i lives on
   // instance i mod N and its calls go there (a sticky balancer). With scale-out, anywhere.
@@ -37,6 +38,7 @@ export async function runSpreadCalls ({ server, sessions: count, duration, warmu
     path: '/mcp',
     headersOf: (i) => headers[i],
     headersOfCall: sticky ? (id, k) => own[k][id % own[k].length] : (id) => headers[id % count],
+    rate,
     bodyOf: (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`
   })
   const [first, last] = [reads.at(-2), reads.at(-1)]

@@ -12,8 +12,11 @@ import { measureCalls } from './window.js'
  * run together, the connections shared out between them; `headersOfCall(id, instance)`, when
  * given, picks each request's headers (its session) instead: any session, so that one session's
  * calls land on every instance (a balancer without stickiness), or one of the instance's own.
+ *
+ * `rate` (calls/s over all instances) paces the load instead of saturating the machine: autocannon's
+ * `overallRate`, shared out evenly between the instances.
  */
-export async function measurePostedCalls ({ server, connections, duration, warmup, path, headersOf, bodyOf, urls = [server.url], headersOfCall }) {
+export async function measurePostedCalls ({ server, connections, duration, warmup, path, headersOf, bodyOf, urls = [server.url], headersOfCall, rate }) {
   let ok = 0
   let bad = 0
   let sample = ''
@@ -25,6 +28,7 @@ export async function measurePostedCalls ({ server, connections, duration, warmu
       connections: share,
       pipelining: 1,
       duration: seconds,
+      ...(rate === undefined ? {} : { overallRate: Math.max(1, Math.round(rate / urls.length)) }),
       setupClient (c) {
         c.setRequests([{
           method: 'POST',
