@@ -379,10 +379,9 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     const cluster = await startCluster(t, await makeRig(t), register)
     const { client } = await clusterSse(t, cluster)
     client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Grace' } }))
+    // The table checks progress too, at the transport: the SDK's legacy SSE client can lose a
+    // progress read in the same chunk as its answer (see catalog-table.ts).
     await runCatalogTable(t, client)
-    const progress: number[] = []
-    await client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: (p) => { progress.push(p.progress) } })
-    t.same(progress, [1, 2, 3], 'progress')
     t.same(await client.callTool({ name: 'ask_user', arguments: { message: 'Name?' } }), { content: [{ type: 'text', text: 'user accept: {"name":"Grace"}' }] }, 'elicitation, the reply forwarded')
     const controller = new AbortController()
     const call = client.callTool({ name: 'wait_end', arguments: { tag: 'scale-sse-cancel' } }, undefined, { signal: controller.signal })
