@@ -3,6 +3,7 @@
 // delivered once it is back (restarted empty), the read loop recovers, the outbox is bounded, and
 // no log line carries the password.
 import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import type { ScaleLogger } from '../src/scale/logger.js'
 import { createScaleEngine, type RedisScaleEngine } from '../src/scale/redis/engine.js'
@@ -166,4 +167,55 @@ t.test('a write a request waits on is refused unsent while Redis is down, and ne
   t.equal(log.lines.filter((l) => l.message.includes('what needs it is refused')).length, 1, 'the refusal is logged once')
   await until(t, 'back', () => log.lines.filter((l) => l.message.includes('connection back')).length >= 4)
   t.ok(log.lines.some((l) => l.message.includes('connection back') && l.fields.includes('"refused":1')), 'and counted when Redis is back')
+})
+
+t.test('kill -9 and restart (empty): what Redis acknowledged and a reader had yet to read is written again, once, in order', redisTest(t), async (t) => {
+  const redis = await startRedis(t, { password: PASSWORD })
+  const log = capture()
+  const ns = `u${randomBytes(3).toString('hex')}`
+  // b's bus connection is the application's client, duplicated; its XREADs wait at a gate the test holds.
+  let gate: Promise<void> | undefined
+  const base = new Redis(redis.url, { lazyConnect: true })
+  t.teardown(() => { base.disconnect() })
+  const gated = {
+    options: base.options,
+    duplicate: (override?: object) => {
+      const client = base.duplicate(override)
+      if ((override as { connectionName?: string } | undefined)?.connectionName?.endsWith(':bus') === true) {
+        const xread = client.xread.bind(client) as (...args: unknown[]) => Promise<unknown>
+        Object.assign(client, { xread: async (...args: unknown[]) => { await gate; return await xread(...args) } })
+      }
+      return client
+    }
+  }
+  const options = { eventStoreSize: 100, eventStoreBytes: 1 << 20, idleTimeoutMs: 60_000 }
+  const a = await createScaleEngine({ ...options, scaleOut: { ...SCALE_OUT_DEFAULTS, redis: redis.url, namespace: ns, instanceId: 'a' } }, log)
+  t.teardown(() => a.close())
+  const b = await createScaleEngine({ ...options, scaleOut: { ...SCALE_OUT_DEFAULTS, redis: gated, namespace: ns, instanceId: 'b' } }, log)
+  t.teardown(() => b.close())
+  const got = inbox(b)
+  const control: string[] = []
+  b.bus.onControl(({ message }) => { if (message.type === 'end') control.push(message.session) })
+  await a.bus.send('b', forward(0))
+  await until(t, 'the first one read', () => got.length === 1)
+  // The reader's next XREAD is held: what a writes now is acknowledged by Redis and read by nobody.
+  let open = (): void => {}
+  gate = new Promise((resolve) => { open = resolve })
+  await a.bus.send('b', forward(1))
+  await until(t, 'b read 1, and its next read waits at the gate', () => got.length === 2)
+  await a.bus.send('b', forward(2), { forRequest: true })
+  await a.bus.control({ type: 'end', session: 'x', reason: 'test' })
+  await sleep(100)
+  t.same(got, [0, 1], 'b read 1 before its reader was held')
+  await redis.kill()
+  await redis.restart()
+  gate = undefined
+  open()
+  await until(t, 'what b had not read arrives after the restart', () => got.length >= 3 && control.length >= 1, 5000)
+  await a.bus.send('b', forward(3))
+  await until(t, 'and the bus goes on', () => got.length >= 4)
+  await sleep(300)
+  t.same(got, [0, 1, 2, 3], 'each once, in order')
+  t.same(control, ['x'], 'a control message too')
+  t.ok(log.lines.some((l) => l.message.includes('written again') && l.fields.includes('"messages":4')), 'a wrote again the four it had sent in the last three heartbeats (b dropped the two it had read)')
 })

@@ -17,6 +17,8 @@ const RETRY_MS = 100
 const MISSED_BEATS = 3
 /** An inbox nobody reads (its instance is gone) expires after this long without a heartbeat. */
 const INBOX_TTL_MS = 60_000
+/** Bytes of message JSON kept for writing again after a Redis restart (see `recent`). */
+const RESEND_BYTES = 16 * 1024 * 1024
 
 export interface RedisBusOptions {
   self: string
@@ -46,6 +48,14 @@ type Channel = 'direct' | 'control' | 'fanout'
  * re-sent after it is back, so a write can reach Redis twice. Each entry carries its sender
  * (`f`), the sender's boot (`b`: a restarted instance may reuse its id) and a sequence number
  * (`n`) increasing over all the sender's writes, and a reader drops what it has seen already.
+ *
+ * A Redis restarted empty also loses what it had acknowledged and a reader had yet to read (a
+ * forwarded POST answered 202 would never run, its client waiting forever). So each instance keeps
+ * what Redis acknowledged in the last three heartbeats before the connection dropped (a reader
+ * further behind than that counts as dead anyway) and, once it
+ * knows Redis restarted empty, writes it again, each copy naming the copy it replaces (`o`). A
+ * reader takes a copy unless it had read that sequence number or a later one of the same sender
+ * before its own connection dropped (it reads each stream in order, so that is exactly what it read).
  */
 export class RedisBus implements Bus {
   readonly self: string
@@ -67,6 +77,18 @@ export class RedisBus implements Bus {
   /** Beats left during which nobody is judged dead (see `beat`). */
   private grace = 0
   private reading: Promise<void> | undefined
+  /**
+   * Writes Redis acknowledged lately (within three heartbeats, at most `outboxLimit` of them and
+   * RESEND_BYTES of JSON): what a reader may not have read yet if Redis dies now.
+   */
+  private recent: Acknowledged[] = []
+  /** Index of the oldest entry of `recent` still kept (dropped ones are spliced away in batches). */
+  private recentStart = 0
+  private recentBytes = 0
+  /** What `recent` held when the connection dropped: written again if Redis turns out to have restarted empty. */
+  private unconfirmed: Acknowledged[] = []
+  /** Per sender, what this reader had read before its connection dropped (a copy of `seen`). */
+  private readBefore = new Map<string, number>()
 
   constructor (
     private readonly cmd: RedisPort,
@@ -76,6 +98,25 @@ export class RedisBus implements Bus {
     private readonly log: ScaleLogger
   ) {
     this.self = options.self
+    // The connections' 'close' comes once per drop while they were up (and again per failed
+    // attempt, with nothing new to note): what was acknowledged, and what was read, until then.
+    cmd.on('close', () => {
+      if (this.recent.length === this.recentStart) return
+      const since = Date.now() - this.options.heartbeatMs * MISSED_BEATS
+      const kept = this.recent.slice(this.recentStart).filter((write) => write.at >= since)
+      // Several drops before Redis is checked again: the newest `outboxLimit`.
+      this.unconfirmed = [...this.unconfirmed, ...kept].slice(-this.options.outboxLimit)
+      this.recent = []
+      this.recentStart = 0
+      this.recentBytes = 0
+    })
+    let reading = true
+    reader.on('ready', () => { reading = true })
+    reader.on('close', () => {
+      if (!reading) return
+      reading = false
+      this.readBefore = new Map(this.seen)
+    })
   }
 
   /** Reads the streams' tails (nothing sent before this instance started is for it), beats once, starts reading. */
@@ -91,15 +132,44 @@ export class RedisBus implements Bus {
   }
 
   async send (to: string, message: DirectMessage, options?: WriteOptions): Promise<void> {
-    await this.write(async (fields) => await this.cmd.xadd(this.keys.inbox(to), INBOX_LENGTH, fields), message, options)
+    await this.append(this.keys.inbox(to), INBOX_LENGTH, message, options)
   }
 
   async control (message: ControlMessage, options?: WriteOptions): Promise<void> {
-    await this.write(async (fields) => await this.cmd.xadd(this.keys.control, INBOX_LENGTH, fields), message, options)
+    await this.append(this.keys.control, INBOX_LENGTH, message, options)
   }
 
   async fanout (message: FanoutMessage): Promise<string> {
-    return await this.write(async (fields) => await this.cmd.xadd(this.keys.fanout, this.options.broadcastHistory, fields), message)
+    return await this.append(this.keys.fanout, this.options.broadcastHistory, message)
+  }
+
+  /** XADD of one message, kept in `recent` once acknowledged. `replaces`: the sequence number of the copy this one writes again. */
+  private async append (key: string, maxLen: number, message: object, options?: WriteOptions, replaces?: number): Promise<string> {
+    return await this.write(async (fields) => {
+      const id = await this.cmd.xadd(key, maxLen, replaces === undefined ? fields : [...fields, 'o', String(replaces)])
+      // `write` made the fields: f, b, n (the sequence number), m (the message's JSON).
+      const [, , , , , seq = '', , json = ''] = fields
+      this.acknowledged({ key, maxLen, message, seq: Number(seq), at: Date.now(), bytes: json.length })
+      return id
+    }, message, options)
+  }
+
+  private acknowledged (write: Acknowledged): void {
+    const recent = this.recent
+    recent.push(write)
+    this.recentBytes += write.bytes
+    const since = write.at - this.options.heartbeatMs * MISSED_BEATS
+    const over = (): boolean => recent.length - this.recentStart > this.options.outboxLimit || this.recentBytes > RESEND_BYTES
+    let oldest = recent[this.recentStart]
+    while (oldest !== undefined && oldest !== write && (oldest.at < since || over())) {
+      this.recentBytes -= oldest.bytes
+      oldest = recent[++this.recentStart]
+    }
+    // Spliced away in batches: removing one entry per write would move the whole array each time.
+    if (this.recentStart > 1024 && this.recentStart * 2 > recent.length) {
+      recent.splice(0, this.recentStart)
+      this.recentStart = 0
+    }
   }
 
   async deliver0 (session: string, json: string): Promise<string | undefined> {
@@ -133,6 +203,20 @@ export class RedisBus implements Bus {
   restarted (): void {
     this.keepLiveUntil = Date.now() + this.options.heartbeatMs * MISSED_BEATS
     void this.beat()
+    // What the old server acknowledged last may have died with it unread: written again, in order.
+    const lost = this.unconfirmed
+    this.unconfirmed = []
+    for (const write of lost) {
+      this.append(write.key, write.maxLen, write.message, undefined, write.seq).catch((error: unknown) => {
+        this.log.warn({ err: error }, 'scale-out: a bus message could not be written again after a Redis restart')
+      })
+    }
+    if (lost.length > 0) this.log.info({ messages: lost.length }, 'scale-out: bus messages acknowledged just before the Redis restart written again')
+  }
+
+  /** The connection is back and Redis kept its data (the same `run_id`): nothing to write again. */
+  reconnected (): void {
+    this.unconfirmed = []
   }
 
   async checkAlive (instance: string): Promise<boolean> {
@@ -321,9 +405,14 @@ export class RedisBus implements Bus {
       this.log.warn({ entry: entry[0], channel }, 'scale-out: ignored a bus entry that is not ours')
       return
     }
-    const { envelope, boot, seq } = parsed
+    const { envelope, boot, seq, replaces } = parsed
     const sender = `${channel}|${envelope.from}|${boot}`
     if (seq <= (this.seen.get(sender) ?? 0)) return
+    // A copy written again after a restart, of a message read before it: seen already.
+    if (replaces !== undefined && replaces <= (this.readBefore.get(sender) ?? 0)) {
+      this.seen.set(sender, seq)
+      return
+    }
     this.seen.set(sender, seq)
     // A sender is alive, even if it started after our last heartbeat read the live set.
     this.live.add(envelope.from)
@@ -342,10 +431,10 @@ function exclusive (position: string): string {
   return position === '0' || position === '0-0' ? '-' : `(${position}`
 }
 
-function parse<M> ([id, fields]: StreamEntry): { envelope: Envelope<M>, boot: string, seq: number } | undefined {
+function parse<M> ([id, fields]: StreamEntry): { envelope: Envelope<M>, boot: string, seq: number, replaces?: number } | undefined {
   const values: Record<string, string> = {}
   for (let i = 0; i + 1 < fields.length; i += 2) values[fields[i] as string] = fields[i + 1] as string
-  const { f: from, b: boot, n, m, p } = values
+  const { f: from, b: boot, n, m, p, o } = values
   if (from === undefined || boot === undefined || n === undefined || m === undefined) return undefined
   let message: Record<string, unknown>
   try {
@@ -354,5 +443,18 @@ function parse<M> ([id, fields]: StreamEntry): { envelope: Envelope<M>, boot: st
     return undefined
   }
   if (p !== undefined) message.position = p
-  return { envelope: { from, position: id, message: message as M }, boot, seq: Number(n) }
+  return { envelope: { from, position: id, message: message as M }, boot, seq: Number(n), ...(o === undefined ? {} : { replaces: Number(o) }) }
+}
+
+/** A bus write Redis acknowledged: what it takes to write it again. */
+interface Acknowledged {
+  readonly key: string
+  readonly maxLen: number
+  readonly message: object
+  /** Its sequence number (`n`). */
+  readonly seq: number
+  /** When it was acknowledged (epoch ms). */
+  readonly at: number
+  /** Length of its JSON, for RESEND_BYTES. */
+  readonly bytes: number
 }

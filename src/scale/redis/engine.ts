@@ -85,7 +85,10 @@ export async function createScaleEngine (options: ScaleEngineOptions, log: Scale
     checked = new Promise((resolve) => {
       setImmediate(() => {
         cmd.info('server').then((info) => {
-          if (info.run_id === runId) return
+          if (info.run_id === runId) {
+            bus.reconnected()
+            return
+          }
           runId = info.run_id
           restartedAt = Date.now()
           log.warn({ redis: cmd.address }, 'scale-out: Redis restarted empty; re-creating the sessions held here')
