@@ -153,6 +153,11 @@ export class ScaleNode {
     entry.touchedAt = now
     this.guard(this.engine.sessions.touch(entry.session.id, this.ttlMs).then(async (alive) => {
       if (!alive) await this.expired(entry)
+    }, (error: unknown) => {
+      // Not extended (Redis away): the next use tries again, or a record made short by
+      // `initialize` would expire under a client that is back.
+      entry.touchedAt = 0
+      throw error
     }))
   }
 

@@ -31,7 +31,7 @@ export class SessionLimits {
    * creation + the same timeout, so insertion order is deadline order: a sweep reads from the
    * front and stops at the first one still in time.
    */
-  private readonly pending = new Map<Session, number>()
+  private readonly pending = new Map<Session, { deadline: number, late: () => void }>()
   private timer: NodeJS.Timeout | undefined
 
   constructor (core: McpCore, options: SessionLimitsOptions) {
@@ -66,9 +66,12 @@ export class SessionLimits {
     })
   }
 
-  /** `session` is closed unless {@link established} is called within `sessionInitTimeoutMs`. */
-  expectClient (session: Session): void {
-    this.pending.set(session, Date.now() + this.options.sessionInitTimeoutMs)
+  /**
+   * `session` is closed unless {@link established} is called within `sessionInitTimeoutMs`; `late`
+   * replaces that close (scale-out: the client may have come back to another instance).
+   */
+  expectClient (session: Session, late = (): void => { session.close('not initialized in time') }): void {
+    this.pending.set(session, { deadline: Date.now() + this.options.sessionInitTimeoutMs, late })
     session.onClose(() => { this.pending.delete(session) })
     if (this.timer === undefined) this.arm()
   }
@@ -91,17 +94,17 @@ export class SessionLimits {
       return
     }
     // Clamped: past Node's timer range a timeout would fire at once, and again, and again.
-    this.timer = setTimeout(() => { this.sweep() }, Math.min(Math.max(first.value - Date.now(), 0), MAX_TIMER_MS))
+    this.timer = setTimeout(() => { this.sweep() }, Math.min(Math.max(first.value.deadline - Date.now(), 0), MAX_TIMER_MS))
     this.timer.unref()
   }
 
   private sweep (): void {
     const now = Date.now()
-    for (const [session, deadline] of this.pending) {
+    for (const [session, { deadline, late }] of this.pending) {
       if (deadline > now) break
       // Deleted here, not only by the close listener: a session closed already would never leave.
       this.pending.delete(session)
-      session.close('not initialized in time')
+      late()
     }
     this.arm()
   }

@@ -124,8 +124,11 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     return { session, channel }
   }
 
-  /** Scale-out: registers a session this instance holds with the node. */
-  const scaled = (entry: Entry, touchedAt: number): void => {
+  /**
+   * Scale-out: registers a session this instance holds with the node. Its first use here extends
+   * the record (`touchedAt` 0): the client is back, which a record made by `initialize` waits for.
+   */
+  const scaled = (entry: Entry): void => {
     if (scale === undefined) return
     const { session, channel } = entry
     session.requestIdPrefix = `s.${scale.self}.`
@@ -133,7 +136,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
       session,
       kind: 'streamable',
       localOnly: false,
-      touchedAt,
+      touchedAt: 0,
       get holdsStream () { return channel.isGateway },
       fanout: (position, json) => { channel.writeFanout(position, json) },
       direct: (message) => {
@@ -188,7 +191,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
         core.addSession(session, null)
         sessions.set(id, entry)
         session.onClose(() => { sessions.delete(id) })
-        scaled(entry, Date.now())
+        scaled(entry)
         return entry
       })()
       rebuilding.set(id, pending)
@@ -317,7 +320,10 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
       // Scale-out: stored before its id goes out, so that the next request may land anywhere.
       if (scale !== undefined) {
         try {
-          await scale.engine.sessions.create(recordOf(session, 'streamable'), scale.ttlMs)
+          // Until its client is back (on any instance: each one extends the record at its first
+          // use), the record lives no longer than a session whose client never completes
+          // initialization: nobody needs to end it everywhere (see `late` below).
+          await scale.engine.sessions.create(recordOf(session, 'streamable'), Math.min(options.sessionInitTimeoutMs, scale.ttlMs))
         } catch (error) {
           // 503: the client starts over; the session must not hold a slot of maxSessions meanwhile.
           session.close('the session store is unavailable')
@@ -326,8 +332,15 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
       }
       sessions.set(session.id, entry)
       session.onClose(() => { sessions.delete(session.id) })
-      scaled(entry, Date.now())
-      http.limits.expectClient(session)
+      scaled(entry)
+      // Scale-out: not back here in time, but perhaps on another instance (round-robin): only this
+      // copy is dropped. Never back anywhere: its record expires with the short lifetime above.
+      http.limits.expectClient(session, scale === undefined
+        ? undefined
+        : () => {
+            if (entry.scaled !== undefined) entry.scaled.localOnly = true
+            session.close('not initialized in time')
+          })
       reply.header('Mcp-Session-Id', session.id)
     } else {
       session.close('initialize failed')

@@ -274,6 +274,32 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     for (const base of cluster.bases) t.equal(await ping(base, idle.sessionId ?? ''), 404, 'the idle session expired everywhere')
   })
 
+  t.test('sessionInitTimeoutMs: a session initialized on one instance and used only on the others lives; one never used again ends', async (t) => {
+    const cluster = await startCluster(t, await makeRig(t), register, { sessionInitTimeoutMs: 400 })
+    const [b0 = '', b1 = '', b2 = ''] = cluster.bases
+    const post = async (base: string, session: string | undefined, body: unknown): Promise<RawReply> => {
+      const reply = await raw(`${base}/mcp`, 'POST', { ...BOTH, 'mcp-protocol-version': '2025-11-25', ...(session === undefined ? {} : { 'mcp-session-id': session }) }, body)
+      await reply.text()
+      return reply
+    }
+    const ping = async (base: string, session: string): Promise<number> => (await post(base, session, { jsonrpc: '2.0', id: 1, method: 'ping' })).status
+    const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }
+    const used = String((await post(b0, undefined, initialize)).headers['mcp-session-id'])
+    const abandoned = String((await post(b0, undefined, initialize)).headers['mcp-session-id'])
+    // A round-robin balancer sends the client's next requests elsewhere: i0 never sees it again.
+    t.equal((await post(b1, used, { jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202)
+    const statuses: number[] = []
+    for (let i = 0; i < 8; i++) {
+      statuses.push(await ping(b1, used))
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    t.same(statuses, [200, 200, 200, 200, 200, 200, 200, 200], 'past i0\'s sessionInitTimeoutMs, the session works on i1')
+    t.equal(await ping(b2, used), 200, 'and on i2')
+    t.equal(cluster.apps[0]?.mcp.sessionCount, 0, 'i0 dropped its copies: their slots are free')
+    t.equal(await ping(b0, used), 200, 'and i0 serves the session again from its record')
+    for (const base of cluster.bases) t.equal(await ping(base, abandoned), 404, 'a session whose client never came back ended with its record')
+  })
+
   t.test('2026-07-28 listen streams on every instance hear resource updates and change broadcasts from any instance, once', async (t) => {
     const cluster = await startCluster(t, await makeRig(t), register)
     const streams = await listenEverywhere(t, cluster.bases)
