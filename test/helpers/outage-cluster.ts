@@ -20,6 +20,8 @@ export interface OutageInstance {
   readonly log: string[]
   /** Whether the process is still running (a crash would end it). */
   running: () => boolean
+  /** Sends the process a signal (SIGSTOP, SIGCONT). */
+  signal: (signal: NodeJS.Signals) => void
 }
 
 export interface OutageCluster {
@@ -43,7 +45,7 @@ async function startInstance (t: Test, redis: string, id: string): Promise<Outag
   for await (const line of lines) {
     const port = (JSON.parse(line) as { port?: number }).port
     if (port !== undefined) {
-      return { id, port, url: `http://127.0.0.1:${port}`, log, running: () => child.exitCode === null && child.signalCode === null }
+      return { id, port, url: `http://127.0.0.1:${port}`, log, running: () => child.exitCode === null && child.signalCode === null, signal: (signal) => { child.kill(signal) } }
     }
   }
   throw new Error(`instance ${id} exited before listening: ${log.join('\n').slice(0, 500)}`)

@@ -18,6 +18,13 @@ export interface Failure {
   readonly message: string
 }
 
+/** A failed call, with the HTTP status the SDK's error names, if any. */
+function failureOf (client: string, tool: string, error: unknown): Failure {
+  const message = error instanceof Error ? error.message : String(error)
+  const status = /HTTP (\d{3})/.exec(message)?.[1]
+  return { client, tool, status: status === undefined ? undefined : Number(status), message }
+}
+
 export class LoadClient {
   readonly client: Client
   /** Every log notification's data received, in order, as JSON. */
@@ -61,9 +68,7 @@ export class LoadClient {
       else this.expected.push(JSON.stringify({ later: n }))
       this.calls++
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
-      const status = /HTTP (\d{3})/.exec(message)?.[1]
-      this.failures.push({ client: this.name, tool, status: status === undefined ? undefined : Number(status), message })
+      this.failures.push(failureOf(this.name, tool, error))
     }
   }
 
@@ -104,7 +109,7 @@ export class Load {
           for (const client of this.clients) client.expected.push(JSON.stringify(data))
           this.broadcasts++
         } catch (error) {
-          this.broadcaster.failures.push({ client: 'broadcaster', tool: 'broadcast', status: undefined, message: String(error) })
+          this.broadcaster.failures.push(failureOf('broadcaster', 'broadcast', error))
         }
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
