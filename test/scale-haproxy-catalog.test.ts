@@ -279,7 +279,7 @@ t.test('3 catalog instances on one redis-server behind HAProxy round-robin', { s
     t.same(updates, ['docs://readme', 'docs://readme', 'docs://readme'], 'once per notify, from every instance')
   })
 
-  t.test('2026-07-28 client (SDK v2): the catalog, MRTR retries on other instances, a listen stream hearing another instance', async (t) => {
+  t.test('2026-07-28 client (SDK v2): the catalog, MRTR retries on other instances, cancellation, a listen stream hearing another instance', async (t) => {
     const client = await modern(t, cluster)
     await runModernCatalog(t, client)
 
@@ -289,6 +289,18 @@ t.test('3 catalog instances on one redis-server behind HAProxy round-robin', { s
     t.same(text(await client.callTool({ name: 'survey', arguments: {} })), 'Ada likes blue in file:///work', 'three rounds, the answers carried in requestState')
     await until(t, 'the retries landed on several instances', () => landedSince(cluster, before, 'retry').length >= 2)
     t.comment(`retries landed on ${landedSince(cluster, before, 'retry').map((instance) => instance.id).join()}`)
+
+    // A 2026-07-28 client cancels by closing its request's connection: HAProxy must pass the close on
+    // (`option abortonclose`, test/helpers/haproxy.ts), and the handler see it.
+    for (const tag of ['haproxy-modern-cancel-1', 'haproxy-modern-cancel-2']) {
+      const controller = new AbortController()
+      let started = false
+      const call = client.callTool({ name: 'wait_for_abort', arguments: { tag } }, { signal: controller.signal, onprogress: () => { started = true } })
+      await until(t, `${tag}: the handler runs`, () => started)
+      controller.abort('enough')
+      await t.rejects(call, `${tag}: the call rejects on the client`)
+      await abortedOn(t, cluster, tag)
+    }
 
     const seen = { tools: 0, updated: [] as string[] }
     client.setNotificationHandler('notifications/tools/list_changed', () => { seen.tools++ })

@@ -1,7 +1,10 @@
 // A real HAProxy in front of the instances of a scale-out test, as a child process on a free
 // loopback port: `balance roundrobin` (one client connection's requests go 0, 1, 2, 0, ...: no
-// stickiness), `option http-no-delay` (without it every SSE event waits ~200 ms in HAProxy), 1 h
-// client/server timeouts (event streams are long requests).
+// stickiness), `option http-no-delay` (without it every SSE event waits ~200 ms in HAProxy),
+// `option abortonclose` (without it a client that closes its connection mid-request, which is how a
+// 2026-07-28 client cancels, leaves the request running on the instance: HAProxy takes the close
+// for a half-close and keeps waiting for the answer), 1 h client/server timeouts (event streams are
+// long requests).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -38,6 +41,7 @@ export function haproxyConfig (port: number, backends: readonly number[]): strin
     '  timeout server 1h',
     '  option http-no-delay',
     '  option redispatch',
+    '  option abortonclose',
     'frontend mcp',
     `  bind 127.0.0.1:${port}`,
     '  default_backend instances',
