@@ -36,7 +36,7 @@ export async function discover (issuerUrl: string, timeoutMs: number, signal: Ab
   const deadline = Date.now() + timeoutMs
   const misses: string[] = []
   for (const url of discoveryUrls(issuerUrl)) {
-    const { status, body } = await fetchJson(url, { timeoutMs: Math.max(1, deadline - Date.now()), maxBytes: MAX_METADATA_BYTES, signal })
+    const { status, body } = await fetchJson(url, { timeoutMs: Math.max(1, deadline - Date.now()), budgetMs: timeoutMs, maxBytes: MAX_METADATA_BYTES, signal })
     if (status !== 200) {
       misses.push(`${describeUrl(url)} answered ${status}`)
       continue

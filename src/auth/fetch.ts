@@ -8,6 +8,11 @@ export interface FetchJsonOptions {
   body?: string
   /** Gives up after this many milliseconds. */
   timeoutMs: number
+  /**
+   * The time limit a timeout error names, when `timeoutMs` is what is left of a larger one (the
+   * operator configured that one, not what remained of it); `timeoutMs` by default.
+   */
+  budgetMs?: number
   /** Largest response body read, in bytes. */
   maxBytes: number
   /** Aborts the request when the guard closes. */
@@ -47,7 +52,7 @@ export async function fetchJson (url: string, options: FetchJsonOptions): Promis
       signal
     })
   } catch (error) {
-    if (timeout.aborted) throw new PeerError(`${describeUrl(url)} did not answer within ${options.timeoutMs} ms`)
+    if (timeout.aborted) throw new PeerError(`${describeUrl(url)} did not answer within ${options.budgetMs ?? options.timeoutMs} ms`)
     // undici reports "fetch failed" and puts the reason (ECONNREFUSED...) in `cause`.
     const cause = (error as Error).cause
     const reason = cause instanceof Error ? cause.message : (error as Error).message
