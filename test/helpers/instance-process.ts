@@ -27,8 +27,18 @@ export async function startInstanceProcess (t: Test, fixture: string, args: stri
   }
   t.teardown(kill)
   const lines: Array<Record<string, unknown>> = []
+  const port = await listening(child, id, lines)
+  return { id, port, url: `http://127.0.0.1:${port}`, child, lines, kill }
+}
+
+/**
+ * Resolves with the port an instance prints as `{"port":N}` on stdout; the JSON lines it prints
+ * after that are pushed to `lines` (other output is ignored). Rejects if it exits before.
+ */
+export async function listening (child: ChildProcess, id: string, lines: Array<Record<string, unknown>>): Promise<number> {
+  if (child.stdout === null) throw new Error(`instance ${id}: its stdout is not piped`)
   const input = createInterface({ input: child.stdout })
-  const port = await new Promise<number>((resolve, reject) => {
+  return await new Promise<number>((resolve, reject) => {
     input.on('line', (line) => {
       let parsed: Record<string, unknown>
       try {
@@ -41,5 +51,4 @@ export async function startInstanceProcess (t: Test, fixture: string, args: stri
     })
     input.once('close', () => { reject(new Error(`instance ${id} exited before listening`)) })
   })
-  return { id, port, url: `http://127.0.0.1:${port}`, child, lines, kill }
 }

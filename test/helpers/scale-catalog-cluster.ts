@@ -12,6 +12,7 @@ import type { Test } from 'tap'
 import ts from 'typescript'
 import { fixture } from './clients.js'
 import { startHaproxy } from './haproxy.js'
+import { listening } from './instance-process.js'
 import { startRedis } from './redis-server.js'
 
 export interface CatalogInstance {
@@ -78,20 +79,7 @@ async function startInstance (t: Test, redis: string, id: string, compiled: stri
     if (tag !== undefined) aborted.push(tag)
     else process.stderr.write(`[${id}] ${line}\n`)
   })
-  const port = await new Promise<number>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout })
-    lines.on('line', (line) => {
-      let parsed: Record<string, unknown>
-      try {
-        parsed = JSON.parse(line) as Record<string, unknown>
-      } catch {
-        return
-      }
-      if (typeof parsed.port === 'number') resolve(parsed.port)
-      else landed.push(parsed)
-    })
-    lines.once('close', () => { reject(new Error(`instance ${id} exited before listening`)) })
-  })
+  const port = await listening(child, id, landed)
   const url = `http://127.0.0.1:${port}`
   const control = async (body: Record<string, unknown>): Promise<{ instanceId: string, listens: number }> => {
     const response = await fetch(`${url}/control`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
