@@ -145,11 +145,9 @@ export class RedisBus implements Bus {
 
   /** XADD of one message, kept in `recent` once acknowledged. `replaces`: the sequence number of the copy this one writes again. */
   private async append (key: string, maxLen: number, message: object, options?: WriteOptions, replaces?: number): Promise<string> {
-    return await this.write(async (fields) => {
+    return await this.write(async (fields, seq, json) => {
       const id = await this.cmd.xadd(key, maxLen, replaces === undefined ? fields : [...fields, 'o', String(replaces)])
-      // `write` made the fields: f, b, n (the sequence number), m (the message's JSON).
-      const [, , , , , seq = '', , json = ''] = fields
-      this.acknowledged({ key, maxLen, message, seq: Number(seq), at: Date.now(), bytes: json.length })
+      this.acknowledged({ key, maxLen, message, seq, at: Date.now(), bytes: json.length })
       return id
     }, message, options)
   }
@@ -301,7 +299,8 @@ export class RedisBus implements Bus {
    * up to `redisTimeoutMs` for the connection and is refused (counted) if it is not back; once
    * issued it is awaited without a bound, since a request answered 503 must not take effect later.
    */
-  private async write<T> (issue: (fields: string[]) => Promise<T>, message: object, options?: WriteOptions): Promise<T> {
+  /** Issues one entry: `issue` gets its fields, and its sequence number and JSON (kept by `append`). */
+  private async write<T> (issue: (fields: string[], seq: number, json: string) => Promise<T>, message: object, options?: WriteOptions): Promise<T> {
     if (this.closed) throw new ScaleUnavailableError('the bus is closed')
     if (this.inflight >= this.options.outboxLimit) {
       if (this.refused++ === 0) {
@@ -318,7 +317,9 @@ export class RedisBus implements Bus {
     }
     this.inflight++
     try {
-      return await issue(['f', this.self, 'b', this.boot, 'n', String(++this.seq), 'm', JSON.stringify(message)])
+      const seq = ++this.seq
+      const json = JSON.stringify(message)
+      return await issue(['f', this.self, 'b', this.boot, 'n', String(seq), 'm', json], seq, json)
     } finally {
       if (--this.inflight === 0 && this.refused > 0) {
         this.log.warn({ redis: this.cmd.address, refused: this.refused }, 'scale-out: bus caught up with Redis; messages were refused meanwhile')
