@@ -4,6 +4,7 @@ import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, El
 import type { FastifyInstance } from 'fastify'
 import { registerCatalog, probes } from '../fixtures/catalog.js'
 import { registerSamplingTools } from '../fixtures/sampling.js'
+import { registerPlacementTools } from '../fixtures/scale-tools.js'
 import { runCatalogTable } from './catalog-table.js'
 import { clusterSse, clusterStreamable, startCluster, type EngineRig } from './scale-cluster.js'
 import { openRawStream, type RawStream } from '../fixtures/http-app.js'
@@ -44,20 +45,11 @@ async function jsonOnlyCall (base: string, session: string, id: number, steps: n
   await response.text()
 }
 
-/** What every instance of the routing suite serves: the catalog, the sampling tools, and tools the tests pace. */
+/** What every instance of the routing suite serves: the catalog, the sampling tools, and tools the tests pace or locate. */
 function register (app: FastifyInstance, index: number): void {
   registerCatalog(app.mcp)
   registerSamplingTools(app.mcp)
-  app.mcp.tool({ name: 'where', description: 'Names the instance that ran it' }, async () => ({ content: [{ type: 'text', text: `i${index}` }] }))
-  app.mcp.tool({ name: 'closer', description: 'Closes its own stream mid-call, then reports and answers' }, async (_args, ctx) => {
-    ctx.progress(1, 3)
-    ctx.closeStream(10)
-    await new Promise((resolve) => setTimeout(resolve, 60))
-    ctx.progress(2, 3)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    ctx.progress(3, 3)
-    return { content: [{ type: 'text', text: `closed on i${index}` }] }
-  })
+  registerPlacementTools(app.mcp, `i${index}`)
   app.mcp.tool({ name: 'wait_end', description: 'Waits until aborted', inputSchema: Type.Object({ tag: Type.String() }) }, async ({ tag }, ctx) => {
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve()
