@@ -9,7 +9,7 @@
 //
 //   node --expose-gc benchmarks/ab-dispatch.js <A>/dist/index.js <B>/dist/index.js [pairs=60] [batch=2000]
 //
-// Uses one internal module of each build (dist/stdio.js, the stdio runner), and the server's
+// Uses one internal module of each build (the stdio runner), and the server's
 // core: it measures builds of this repository, not arbitrary packages.
 import { PassThrough, Writable } from 'node:stream'
 import { pathToFileURL } from 'node:url'
@@ -29,7 +29,10 @@ const batch = Number(batchArg)
 async function serve (path) {
   const url = pathToFileURL(resolve(path))
   const { MCPServer } = await import(url.href)
-  const { StdioRunner } = await import(new URL('./stdio.js', url).href)
+  // The runner's module moved with the layout change (src/stdio.ts -> src/transports/stdio/runner.ts):
+  // either build may be the older one.
+  const { StdioRunner } = await import(new URL('./transports/stdio/runner.js', url).href)
+    .catch(async () => await import(new URL('./stdio.js', url).href))
   const server = new MCPServer(SERVER_INFO)
   server.tool({ name: 'add', description: ADD_DESCRIPTION, inputSchema: AddSchema }, async (args) => addResult(args))
   const input = new PassThrough()

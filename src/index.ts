@@ -24,7 +24,7 @@ export type {
 // Scale-out (several instances on Redis): its options, and the shape of an ioredis client it accepts.
 export type { ScaleOutOptions } from './schemas/scale.js'
 export type { RedisClientLike } from './scale/redis/client.js'
-export type { EventReplay, EventStore, StoredEvent } from './scale/event-store.js'
+export type { EventReplay, EventStore, StoredEvent } from './scale/memory/event-store.js'
 export type { ResolvedServerOptions, InvalidOptions, OptionsProblem } from './schemas/resolve.js'
 
 // Handlers: definitions, results, and the context every handler receives.
@@ -33,7 +33,7 @@ export type { MCPAuthClaims, Principal, PrincipalIdentity } from './protocol/pri
 // Session ownership: whether two principals are one identity, and a stable key for one (README, Authentication).
 export { principalKey, samePrincipal } from './protocol/principal.js'
 export type { LogLevel } from './protocol/session.js'
-export type { JsonRpcId } from './protocol/jsonrpc.js'
+export type { JsonRpcId } from './jsonrpc/messages.js'
 export type {
   JsonSchema, ArgsOf, Icon, Annotations, ToolAnnotations,
   ContentBlock, TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, ResourceContents,
@@ -47,7 +47,7 @@ export { MemoryTaskStore } from './protocol/tasks/memory-store.js'
 export type { StoredTask, TaskInputRequest, TaskLimits, TaskPatch, TaskStatus, TaskStore } from './protocol/tasks/types.js'
 
 // JSON-RPC errors a handler throws (or catches from ctx.sample/elicit/listRoots).
-export { McpError, ErrorCode } from './protocol/jsonrpc.js'
+export { McpError, ErrorCode } from './jsonrpc/messages.js'
 // 2026-07-28 multi-round-trip requests: what ctx.elicit/sample/listRoots throw to ask the client first.
 export { InputRequiredError } from './protocol/modern/mrtr.js'
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { mountMcp, startScaleOut } from './mount.js'
+import { mountMcp, startScaleOut } from './transports/http/mount.js'
 import { McpCore, type MCPRegistryApi } from './protocol/core.js'
 import type { Principal } from './protocol/principal.js'
 import type { PluginOptions } from './schemas/config.js'

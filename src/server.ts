@@ -1,20 +1,20 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { AlreadyStartedError, InvalidMessageError, NotFoundError, StartFailedError } from './errors.js'
-import { httpLoggerOptions } from './http-logger.js'
-import { createStderrLogger } from './logger.js'
+import { httpLoggerOptions } from './transports/http/logger-options.js'
+import { createStderrLogger } from './util/logger.js'
 import { McpCore, type MCPRegistryApi } from './protocol/core.js'
 import type {
   ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
   ToolDefinition, ToolHandler
 } from './protocol/definitions.js'
 import type { Registration } from './protocol/registry.js'
-import { mountMcp, startScaleOut } from './mount.js'
+import { mountMcp, startScaleOut } from './transports/http/mount.js'
 import type { ServerOptions } from './schemas/config.js'
 import { pluginOptionsOf, resolveServerOptions, type ResolvedAuthOptions, type ResolvedServerOptions } from './schemas/resolve.js'
 import { TaskStoreSlot } from './scale/task-store-slot.js'
-import { StdioRunner } from './stdio.js'
-import { sendTransportError } from './transports/replies.js'
+import { StdioRunner } from './transports/stdio/runner.js'
+import { sendTransportError } from './transports/http/replies.js'
 
 /** What `start()` resolves with on stdio. */
 export interface StdioStartInfo {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Type } from '../src/index.js'
-import { classifyMessage } from '../src/protocol/jsonrpc.js'
+import { classifyMessage } from '../src/jsonrpc/messages.js'
 import { memoryCore } from './helpers/memory.js'
 
 t.test('initialize negotiates the version and reflects what is registered', async (t) => {

@@ -7,7 +7,7 @@ import { MCPServer, Type, type EventReplay, type EventStore, type MCPRegistryApi
 import { resolvePluginOptions } from '../src/schemas/resolve.js'
 import { connectStreamable } from './helpers/clients.js'
 import { listeningCatalogApp } from './fixtures/http-app.js'
-import { MemoryHub } from '../src/scale/memory/index.js'
+import { MemoryHub } from '../src/scale/memory/bus.js'
 import { clusterStreamable, memoryRig, startCluster, type EngineRig } from './helpers/scale-cluster.js'
 
 /** A store as a user writes one (every method asynchronous), recording what it was asked. */

@@ -2,7 +2,7 @@ import t from 'tap'
 import { request as httpRequest } from 'node:http'
 import type { Test } from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { jsonRpcCodeOf, toTransportError, transportErrorHandler } from '../src/transports/replies.js'
+import { jsonRpcCodeOf, toTransportError, transportErrorHandler } from '../src/transports/http/replies.js'
 import { catalogApp, endpointOf, listeningCatalogApp, openRawStream, waitFor } from './fixtures/http-app.js'
 
 // One test per row of the error contract. `inject` for the HTTP edge cases;

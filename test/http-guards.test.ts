@@ -1,8 +1,8 @@
 import t from 'tap'
 import type { FastifyRequest } from 'fastify'
-import { isLoopbackAddress, isLoopbackHostname, isSecureUrl } from '../src/loopback.js'
-import { createOriginGuard, hostnameOf } from '../src/transports/guards.js'
-import { startIdleSweep } from '../src/transports/idle.js'
+import { isLoopbackAddress, isLoopbackHostname, isSecureUrl } from '../src/util/loopback.js'
+import { createOriginGuard, hostnameOf } from '../src/transports/http/guards.js'
+import { startIdleSweep } from '../src/transports/http/idle.js'
 import { memoryCore } from './helpers/memory.js'
 
 // The DNS-rebinding guard on its own, with the socket addresses a real listener

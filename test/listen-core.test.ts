@@ -1,6 +1,6 @@
 import t from 'tap'
 import { McpCore } from '../src/protocol/core.js'
-import { classifyMessage, type JsonRpcMessage } from '../src/protocol/jsonrpc.js'
+import { classifyMessage, type JsonRpcMessage } from '../src/jsonrpc/messages.js'
 import type { Principal } from '../src/protocol/principal.js'
 import { Session } from '../src/protocol/session.js'
 

@@ -26,7 +26,7 @@ t.test('Python mcp 2.x in auto mode stays on 2026-07-28 and answers through MRTR
   })
   registerSamplingTools(app.mcp)
   registerSurveyTool(app.mcp)
-  const { stdout } = await run(venv.trim(), [fileURLToPath(new URL('fixtures/python_mrtr_client.py', import.meta.url)), `${base}/mcp`], { timeout: 120_000 })
+  const { stdout } = await run(venv.trim(), [fileURLToPath(new URL('./fixtures/python_mrtr_client.py', import.meta.url)), `${base}/mcp`], { timeout: 120_000 })
   t.same(JSON.parse(stdout), {
     protocolVersion: '2026-07-28',
     texts: ['python-model said: an answer to "why?"', 'user accept: {"name":"Guido"}', 'Guido likes green in file:///py'],

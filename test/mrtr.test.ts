@@ -1,7 +1,7 @@
 import t from 'tap'
 import { McpError, Type } from '../src/index.js'
 import { McpCore } from '../src/protocol/core.js'
-import { classifyMessage, type JsonRpcMessage } from '../src/protocol/jsonrpc.js'
+import { classifyMessage, type JsonRpcMessage } from '../src/jsonrpc/messages.js'
 import type { Principal } from '../src/protocol/principal.js'
 import { InflightRequest } from '../src/protocol/inflight.js'
 import { RequestContext } from '../src/protocol/request-context.js'

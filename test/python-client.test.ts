@@ -28,7 +28,7 @@ t.test('the Python SDK ends its session with DELETE, and the server ends it', as
       seen.push({ method: request.method, status: reply.statusCode, contentType: request.headers['content-type'] })
     })
   })
-  const { stdout } = await run(interpreter, [fileURLToPath(new URL('fixtures/python_client.py', import.meta.url)), `${base}/mcp`],
+  const { stdout } = await run(interpreter, [fileURLToPath(new URL('./fixtures/python_client.py', import.meta.url)), `${base}/mcp`],
     { timeout: 60_000 })
   t.same(JSON.parse(stdout), { protocolVersion: '2025-11-25', text: 'from python' }, 'initialize and a tool call worked')
   const deletes = seen.filter((r) => r.method === 'DELETE')

@@ -3,7 +3,7 @@
 import t, { type Test } from 'tap'
 import { MemoryTaskStore } from '../src/protocol/tasks/memory-store.js'
 import { MemoryHub } from '../src/scale/memory/bus.js'
-import { MemoryEventStore } from '../src/scale/event-store.js'
+import { MemoryEventStore } from '../src/scale/memory/event-store.js'
 import { busContract, eventStoreContract, sessionStoreContract, taskStoreContract } from './helpers/scale-contract.js'
 
 function hub (t: Test): MemoryHub {

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'
 import mcp, { MCPServer, type MCPPluginOptions } from '../src/index.js'
-import { MemoryEventStore } from '../src/scale/event-store.js'
+import { MemoryEventStore } from '../src/scale/memory/event-store.js'
 import { connectStreamable } from './helpers/clients.js'
 import { endpointOf, openRawStream, waitFor } from './fixtures/http-app.js'
 import { BOTH, messageOf, openSession, raw } from './fixtures/streamable-raw.js'

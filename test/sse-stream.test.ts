@@ -2,7 +2,7 @@ import t from 'tap'
 import { EventEmitter } from 'node:events'
 import { request as httpRequest, type ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
-import { SseStream } from '../src/transports/sse-stream.js'
+import { SseStream } from '../src/transports/http/sse-stream.js'
 import { endpointOf, listeningCatalogApp, openRawStream, waitFor, type RawStream } from './fixtures/http-app.js'
 
 const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }

@@ -2,9 +2,9 @@ import { EventEmitter } from 'node:events'
 import type { ServerResponse } from 'node:http'
 import t from 'tap'
 import { Session } from '../src/protocol/session.js'
-import { MemoryEventStore, type EventReplay, type EventStore, type StoredEvent } from '../src/scale/event-store.js'
-import { StreamSet } from '../src/transports/sse-stream.js'
-import { StreamableChannel } from '../src/transports/streamable-channel.js'
+import { MemoryEventStore, type EventReplay, type EventStore, type StoredEvent } from '../src/scale/memory/event-store.js'
+import { StreamSet } from '../src/transports/http/sse-stream.js'
+import { StreamableChannel } from '../src/transports/streamable/channel.js'
 
 /** Just enough of a ServerResponse for an SseStream, recording what is written. */
 class FakeResponse extends EventEmitter {

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { MemoryEventStore } from '../src/scale/event-store.js'
+import { MemoryEventStore } from '../src/scale/memory/event-store.js'
 import { connectStreamable } from './helpers/clients.js'
 import { probes } from './fixtures/catalog.js'
 import { listeningCatalogApp, waitFor } from './fixtures/http-app.js'

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
-import { headerLines } from '../header-lines.js'
+import { headerLines } from '../util/header-lines.js'
 import type { Principal } from '../protocol/principal.js'
 import { invalidRequest, invalidToken, missingCredential } from './errors.js'
 import { credentialParams } from './redact.js'

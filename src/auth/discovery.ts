@@ -1,4 +1,4 @@
-import { isSecureUrl } from '../loopback.js'
+import { isSecureUrl } from '../util/loopback.js'
 import { describeUrl, fetchJson, PeerError } from './fetch.js'
 
 /** The members of RFC 8414 authorization server metadata the resource server uses. */

@@ -1,6 +1,6 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto'
 import { createVerifier, TokenError } from 'fast-jwt'
-import type { JwtAlgorithm } from '../schemas/algorithms.js'
+import type { JwtAlgorithm } from './algorithms.js'
 import { invalidToken, type AuthFailure } from './errors.js'
 
 /** Verifies a token's signature, `exp` and `nbf`; returns its payload. Throws fast-jwt TokenErrors. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { Principal } from '../protocol/principal.js'
-import { ASYMMETRIC_ALGORITHMS } from '../schemas/algorithms.js'
+import { ASYMMETRIC_ALGORITHMS } from './algorithms.js'
 import { discover, type AuthServerMetadata } from './discovery.js'
 import { AuthDiscoveryFailedError, insufficientScope, invalidToken } from './errors.js'
 import { describeUrl, PeerError } from './fetch.js'

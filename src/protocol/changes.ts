@@ -1,4 +1,4 @@
-import type { JsonRpcNotification } from './jsonrpc.js'
+import type { JsonRpcNotification } from '../jsonrpc/messages.js'
 import type { ListKind } from './registry.js'
 
 /**

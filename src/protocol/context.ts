@@ -1,5 +1,5 @@
 import type { Span } from '@opentelemetry/api'
-import type { JsonRpcId } from './jsonrpc.js'
+import type { JsonRpcId } from '../jsonrpc/messages.js'
 import type { Principal } from './principal.js'
 import type { LogLevel } from './session.js'
 

@@ -6,11 +6,11 @@ import type {
   ToolDefinition, ToolHandler
 } from './definitions.js'
 import { Dispatcher } from './dispatcher.js'
-import type { JsonRpcNotification } from './jsonrpc.js'
+import type { JsonRpcNotification } from '../jsonrpc/messages.js'
 import { ListenHub, type ListenLimits } from './listen/hub.js'
 import type { ErrorLogger } from './methods/types.js'
 import { resolveLimits, type ProtocolLimits } from './limits.js'
-import { ErrorCode, McpError } from './jsonrpc.js'
+import { ErrorCode, McpError } from '../jsonrpc/messages.js'
 import type { CacheSettings } from './modern/caching.js'
 import type { ProtocolGeneration } from './modern/meta.js'
 import type { RequestStateOptions } from './modern/request-state.js'

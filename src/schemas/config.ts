@@ -3,8 +3,8 @@ import { DEFAULT_LIMITS } from '../protocol/limits.js'
 import type { CacheableMethod } from '../protocol/modern/caching.js'
 import { REQUEST_STATE_DEFAULTS } from '../protocol/modern/request-state.js'
 import { TASK_DEFAULTS, type TaskStore } from '../protocol/tasks/types.js'
-import type { EventStore } from '../scale/event-store.js'
-import { JWT_ALGORITHMS } from './algorithms.js'
+import type { EventStore } from '../scale/memory/event-store.js'
+import { JWT_ALGORITHMS } from '../auth/algorithms.js'
 import { ScaleOutOptionsSchema } from './scale.js'
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api'
 
@@ -14,7 +14,7 @@ import type { MeterProvider, TracerProvider } from '@opentelemetry/api'
 
 const MiB = 1024 * 1024
 
-export { JWT_ALGORITHMS, type JwtAlgorithm } from './algorithms.js'
+export { JWT_ALGORITHMS, type JwtAlgorithm } from '../auth/algorithms.js'
 
 /** An HTTP header field name (RFC 9110 token). */
 export const HEADER_TOKEN_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"

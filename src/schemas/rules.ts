@@ -3,8 +3,8 @@
 // not been validated yet). A rule problem replaces a schema problem at the same path: it says the
 // same thing with the reason and the fix.
 
-import { isSecureUrl } from '../loopback.js'
-import { isAsymmetricAlgorithm, isHmacAlgorithm } from './algorithms.js'
+import { isSecureUrl } from '../util/loopback.js'
+import { isAsymmetricAlgorithm, isHmacAlgorithm } from '../auth/algorithms.js'
 import { HEADER_TOKEN_PATTERN, ORIGIN_PATTERN, QUERY_PARAM_PATTERN } from './config.js'
 
 /** One invalid option: its dotted path (`transport.options.port`) and what is wrong. */

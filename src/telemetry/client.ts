@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api'
-import { ErrorCode, McpError, type JsonRpcId } from '../protocol/jsonrpc.js'
+import { ErrorCode, McpError, type JsonRpcId } from '../jsonrpc/messages.js'
 import {
   ATTR_ERROR_TYPE, ATTR_JSONRPC_REQUEST_ID, ATTR_MCP_METHOD_NAME, ATTR_MCP_PROTOCOL_VERSION, ATTR_MCP_SESSION_ID,
   ATTR_RPC_RESPONSE_STATUS_CODE, CANCELLED, OTHER, TIMEOUT

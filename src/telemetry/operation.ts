@@ -2,7 +2,7 @@ import {
   context, SpanKind, SpanStatusCode, trace,
   type Attributes, type Context, type Link, type Span, type Tracer
 } from '@opentelemetry/api'
-import type { JsonRpcMessage } from '../protocol/jsonrpc.js'
+import type { JsonRpcMessage } from '../jsonrpc/messages.js'
 import type { Instruments } from './providers.js'
 import {
   ATTR_CLIENT_ADDRESS, ATTR_CLIENT_PORT, ATTR_ERROR_TYPE, ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_PROMPT_NAME, ATTR_GEN_AI_TOOL_NAME,

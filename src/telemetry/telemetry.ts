@@ -1,5 +1,5 @@
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api'
-import type { ClassifiedMessage } from '../protocol/jsonrpc.js'
+import type { ClassifiedMessage } from '../jsonrpc/messages.js'
 import type { Session } from '../protocol/session.js'
 import { ATTR_AUTH_METHOD, ATTR_AUTH_REASON, ATTR_ERROR_TYPE, ATTR_LIMIT, ATTR_MCP_PROTOCOL_VERSION } from './names.js'
 import { setNetwork, type NetworkPeer } from './network.js'

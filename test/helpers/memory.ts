@@ -1,6 +1,6 @@
 import { McpCore, type CoreOptions } from '../../src/protocol/core.js'
 import type { Principal } from '../../src/protocol/principal.js'
-import { classifyMessage, type JsonRpcMessage } from '../../src/protocol/jsonrpc.js'
+import { classifyMessage, type JsonRpcMessage } from '../../src/jsonrpc/messages.js'
 import { Session } from '../../src/protocol/session.js'
 
 /** A core with sessions on in-memory channels: for protocol edge cases without a transport. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { JsonRpcId } from '../jsonrpc.js'
+import type { JsonRpcId } from '../../jsonrpc/messages.js'
 import { stampSubscriptionId } from './subscription.js'
 
 /**

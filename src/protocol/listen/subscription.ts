@@ -1,4 +1,4 @@
-import type { JsonRpcId, JsonRpcMessage } from '../jsonrpc.js'
+import type { JsonRpcId, JsonRpcMessage } from '../../jsonrpc/messages.js'
 import type { Session } from '../session.js'
 import type { ListenFilter } from './filter.js'
 import type { ListenFrame } from './frame.js'

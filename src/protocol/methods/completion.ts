@@ -1,5 +1,5 @@
 import type { Completer } from '../definitions.js'
-import { ErrorCode, McpError } from '../jsonrpc.js'
+import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
 import { optionalObject, requireString, requireUri, type MethodHandler } from './types.js'
 
 const MAX_VALUES = 100

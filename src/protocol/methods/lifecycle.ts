@@ -1,6 +1,6 @@
-import { ErrorCode, McpError } from '../jsonrpc.js'
+import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
 import { LOG_LEVELS, type LogLevel } from '../session.js'
-import { negotiateVersion } from '../versions.js'
+import { negotiateVersion } from '../../jsonrpc/versions.js'
 import type { MethodHandler, MethodEnv } from './types.js'
 import { optionalObject, requireString } from './types.js'
 

@@ -1,7 +1,7 @@
 import type { PromptResult } from '../definitions.js'
-import { ErrorCode, McpError } from '../jsonrpc.js'
+import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
 import { paginate } from '../pagination.js'
-import { shapeDescriptor } from '../versions.js'
+import { shapeDescriptor } from '../../jsonrpc/versions.js'
 import { optionalObject, requireString, type MethodHandler } from './types.js'
 
 export const listPrompts: MethodHandler = (params, { registry, session, server }) => {

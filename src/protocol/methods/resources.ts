@@ -1,7 +1,7 @@
 import type { ResourceContents, ResourceResult } from '../definitions.js'
-import { ErrorCode, McpError } from '../jsonrpc.js'
+import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
 import { paginate } from '../pagination.js'
-import { shapeDescriptor } from '../versions.js'
+import { shapeDescriptor } from '../../jsonrpc/versions.js'
 import type { Session } from '../session.js'
 import { requireUri, type MethodHandler } from './types.js'
 

@@ -1,4 +1,4 @@
-import type { ClassifiedMessage } from '../jsonrpc.js'
+import type { ClassifiedMessage } from '../../jsonrpc/messages.js'
 import { hasModernClaim, type ProtocolGeneration } from './meta.js'
 
 /**

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, type JsonRpcRequest } from '../jsonrpc.js'
+import { ErrorCode, McpError, type JsonRpcRequest } from '../../jsonrpc/messages.js'
 import { unsupportedVersion } from './errors.js'
 import { readModernMeta, type ModernMeta } from './meta.js'
 import { MODERN_METHODS } from './methods.js'

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '../jsonrpc.js'
+import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
 import { LOG_LEVELS, type LogLevel } from '../session.js'
 
 /** The stateless revision: every request carries its version and capabilities in `params._meta`. */

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '../jsonrpc.js'
+import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
 import type { MethodHandler } from '../methods/types.js'
 import { digest, requestDigest } from './canonical.js'
 import { MissingCapabilityError } from './errors.js'

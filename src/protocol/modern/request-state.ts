@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { ErrorCode, McpError } from '../jsonrpc.js'
+import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
 import { principalKey, type Principal } from '../principal.js'
 
 /**

@@ -1,4 +1,4 @@
-import { PROTOCOL_VERSIONS } from '../versions.js'
+import { PROTOCOL_VERSIONS } from '../../jsonrpc/versions.js'
 import { cacheTable, type CacheFields, type CacheSettings } from './caching.js'
 import { MODERN_VERSIONS, type ProtocolGeneration } from './meta.js'
 

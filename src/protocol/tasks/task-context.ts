@@ -1,7 +1,7 @@
 import type { Span } from '@opentelemetry/api'
 import { NOOP_SPAN } from '../../telemetry/index.js'
 import type { HandlerContext, ServerRequestOptions } from '../context.js'
-import type { JsonRpcId } from '../jsonrpc.js'
+import type { JsonRpcId } from '../../jsonrpc/messages.js'
 import { MissingCapabilityError } from '../modern/errors.js'
 import type { Principal } from '../principal.js'
 import type { TaskRun } from './manager.js'

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { MemoryEventStore } from '../event-store.js'
+import { MemoryEventStore } from './event-store.js'
 import type {
   Bus, ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleEngine
-} from '../types.js'
+} from '../ports.js'
 import { MemorySessionStore } from './session-store.js'
 
 /** Fan-out messages kept for resuming streams (oldest dropped first). */

@@ -1,4 +1,4 @@
-import type { GatewayClaim, SessionRecord, SessionStore, StoredSession } from '../types.js'
+import type { GatewayClaim, SessionRecord, SessionStore, StoredSession } from '../ports.js'
 
 /** Stream-0 messages kept per session for a resuming stream (oldest dropped first). */
 const DEFAULT_LOG_SIZE = 1000

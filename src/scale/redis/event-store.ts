@@ -1,5 +1,5 @@
-import type { JsonRpcId } from '../../protocol/jsonrpc.js'
-import type { EventReplay, EventStore, StoredEvent } from '../event-store.js'
+import type { JsonRpcId } from '../../jsonrpc/messages.js'
+import type { EventReplay, EventStore, StoredEvent } from '../memory/event-store.js'
 import { bounded, type RedisPort } from './client.js'
 import type { Keys } from './keys.js'
 

@@ -1,4 +1,4 @@
-import type { GatewayClaim, SessionRecord, SessionStore, StoredSession } from '../types.js'
+import type { GatewayClaim, SessionRecord, SessionStore, StoredSession } from '../ports.js'
 import { bounded, type RedisPort } from './client.js'
 import type { Keys } from './keys.js'
 

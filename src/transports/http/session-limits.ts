@@ -1,9 +1,9 @@
 import { isIPv6 } from 'node:net'
 import type { FastifyRequest } from 'fastify'
-import { AtCapacityError, SessionQuotaError } from '../errors.js'
-import type { McpCore } from '../protocol/core.js'
-import { principalKey } from '../protocol/principal.js'
-import type { Session } from '../protocol/session.js'
+import { AtCapacityError, SessionQuotaError } from '../../errors.js'
+import type { McpCore } from '../../protocol/core.js'
+import { principalKey } from '../../protocol/principal.js'
+import type { Session } from '../../protocol/session.js'
 import { MAX_TIMER_MS } from './expiry.js'
 
 export interface SessionLimitsOptions {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
-import type { ResolvedAuthOptions } from '../schemas/resolve.js'
+import type { ResolvedAuthOptions } from '../../schemas/resolve.js'
 
 // Why not @fastify/cors: it always adds an `OPTIONS *` route, which (with no
 // prefix) answers preflights for the user's own routes with our policy, and

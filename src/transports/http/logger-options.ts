@@ -1,6 +1,6 @@
 import type { FastifyServerOptions } from 'fastify'
-import { credentialParams, REDACTED, requestLogSerializer } from './auth/redact.js'
-import type { ResolvedAuthOptions } from './schemas/resolve.js'
+import { credentialParams, REDACTED, requestLogSerializer } from '../../auth/redact.js'
+import type { ResolvedAuthOptions } from '../../schemas/resolve.js'
 
 /**
  * Logger options of MCPServer's own Fastify instance (the project owns that logger, so no

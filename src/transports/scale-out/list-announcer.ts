@@ -1,4 +1,4 @@
-import type { ListKind, Registry } from '../protocol/registry.js'
+import type { ListKind, Registry } from '../../protocol/registry.js'
 
 const LISTS: readonly ListKind[] = ['tools', 'resources', 'prompts']
 

@@ -1,12 +1,15 @@
 import type { FastifyInstance } from 'fastify'
-import type { McpCore } from './protocol/core.js'
-import { createScaleEngine, type RedisScaleEngine } from './scale/redis/engine.js'
-import type { EventStore } from './scale/event-store.js'
-import type { ScaleEngine } from './scale/types.js'
-import type { ResolvedPluginOptions } from './schemas/resolve.js'
-import { exposureWarning } from './transports/guards.js'
-import { registerHttpTransports } from './transports/index.js'
-import { ScaleNode } from './transports/scale-node.js'
+import type { McpCore } from '../../protocol/core.js'
+import { createScaleEngine, type RedisScaleEngine } from '../../scale/redis/engine.js'
+import type { EventStore } from '../../scale/memory/event-store.js'
+import type { ScaleEngine } from '../../scale/ports.js'
+import type { ResolvedPluginOptions } from '../../schemas/resolve.js'
+import { createHostHook, exposureWarning } from './guards.js'
+import { setupHttp, type HttpKit } from './kit.js'
+import { transportErrorHandler } from './replies.js'
+import { registerSseRoutes } from '../sse/routes.js'
+import { registerStreamableRoutes } from '../streamable/routes.js'
+import { ScaleNode } from '../scale-out/node.js'
 
 /**
  * The one way MCP is mounted on a Fastify instance, for the plugin and for `MCPServer` alike:
@@ -69,4 +72,32 @@ export async function startScaleOut (fastify: FastifyInstance, options: Resolved
   const engine = await createScaleEngine({ ...options, scaleOut }, fastify.log)
   fastify.addHook('onClose', async () => { await engine.close() })
   return engine
+}
+
+/**
+ * Mounts the HTTP transports from the plugin's instance: an encapsulated
+ * child (under `prefix`) with the shared pieces first (body parsing, error
+ * contract, guards, CORS, auth, timers), then each transport's routes; then
+ * auth's own routes, which live at the host root whatever the prefix.
+ */
+export async function registerHttpTransports (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, prefix: string | undefined, scale?: ScaleNode): Promise<void> {
+  const mounted: { http?: HttpKit } = {}
+  await app.register(async (child: FastifyInstance) => {
+    // Declared up front so every request of the MCP routes has the same shape; the auth hook sets it.
+    child.decorateRequest('mcpPrincipal', undefined)
+    const streamable = options.streamableEndpoint
+    const endpoints = streamable === false ? [options.endpoint, options.messageEndpoint] : [options.endpoint, options.messageEndpoint, streamable]
+    const http = await setupHttp(child, core, options, endpoints, scale)
+    registerSseRoutes(child, core, options, http)
+    if (streamable !== false) registerStreamableRoutes(child, core, options, http, streamable)
+    mounted.http = http
+  }, prefix === undefined ? {} : { prefix })
+  const auth = mounted.http?.auth
+  if (auth !== undefined) {
+    await app.register(async (root: FastifyInstance) => {
+      // Encapsulated: the error contract for the Host guard's refusals, on these routes only.
+      root.setErrorHandler(transportErrorHandler)
+      await auth.registerRoutes(root, [createHostHook(options.allowedHosts)])
+    })
+  }
 }

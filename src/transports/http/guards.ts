@@ -1,7 +1,7 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify'
-import { ForbiddenOriginError, InvalidHostError } from '../errors.js'
-import { headerLines } from '../header-lines.js'
-import { isLoopbackAddress, isLoopbackHostname } from '../loopback.js'
+import { ForbiddenOriginError, InvalidHostError } from '../../errors.js'
+import { headerLines } from '../../util/header-lines.js'
+import { isLoopbackAddress, isLoopbackHostname } from '../../util/loopback.js'
 
 // RFC 9112 §3.2 / RFC 3986 §3.2.2: `uri-host [ ":" port ]`, kept to the names and IP literals
 // real hosts use. No userinfo (`localhost:80@evil.example` read as `localhost` would pass for

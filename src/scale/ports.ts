@@ -1,6 +1,6 @@
 import type { LogLevel } from '../protocol/session.js'
 import type { Principal, PrincipalIdentity } from '../protocol/principal.js'
-import type { EventStore } from './event-store.js'
+import type { EventStore } from './memory/event-store.js'
 
 // The ports of the scale-out engine (DESIGN: Transports -> Scale -> Protocol; the protocol core
 // never imports this folder). Each port has an in-process implementation (one instance, or several

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
-import type { JsonRpcId, JsonRpcMessage } from '../protocol/jsonrpc.js'
-import type { EventReplay, EventStore, StoredEvent } from '../scale/event-store.js'
-import type { StreamSet } from './sse-stream.js'
+import type { JsonRpcId, JsonRpcMessage } from '../../jsonrpc/messages.js'
+import type { EventReplay, EventStore, StoredEvent } from '../../scale/memory/event-store.js'
+import type { StreamSet } from '../http/sse-stream.js'
 
 // The shapes of Streamable HTTP's per-session state and the small rules about
 // them; the routing itself is StreamableChannel (streamable-channel.ts).

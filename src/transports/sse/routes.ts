@@ -3,15 +3,15 @@ import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
   ForeignSessionError, InvalidMessageError, MissingSessionError, UnknownSessionError, UnsupportedMediaTypeError
-} from '../errors.js'
-import type { McpCore } from '../protocol/core.js'
-import { classifyMessage } from '../protocol/jsonrpc.js'
-import { samePrincipal } from '../protocol/principal.js'
-import { Session } from '../protocol/session.js'
-import type { ResolvedPluginOptions } from '../schemas/resolve.js'
-import type { HttpKit } from './http.js'
-import { recordOf, type ScaledEntry } from './scale-node.js'
-import { SseStream, messageFrame } from './sse-stream.js'
+} from '../../errors.js'
+import type { McpCore } from '../../protocol/core.js'
+import { classifyMessage } from '../../jsonrpc/messages.js'
+import { samePrincipal } from '../../protocol/principal.js'
+import { Session } from '../../protocol/session.js'
+import type { ResolvedPluginOptions } from '../../schemas/resolve.js'
+import type { HttpKit } from '../http/kit.js'
+import { recordOf, type ScaledEntry } from '../scale-out/node.js'
+import { SseStream, messageFrame } from '../http/sse-stream.js'
 
 /** Session ids are UUIDs; anything much longer is not worth a map lookup. */
 const MAX_SESSION_ID_LENGTH = 128

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
-import { InvalidMessageError, MissingSessionError, NotAcceptableError, UnsupportedProtocolVersionError } from '../errors.js'
-import { isSupportedVersion } from '../protocol/versions.js'
+import { InvalidMessageError, MissingSessionError, NotAcceptableError, UnsupportedProtocolVersionError } from '../../errors.js'
+import { isSupportedVersion } from '../../jsonrpc/versions.js'
 
 /** Session ids are UUIDs; anything much longer is not worth a map lookup. */
 const MAX_SESSION_ID_LENGTH = 128

@@ -1,12 +1,12 @@
 import type { Readable, Writable } from 'node:stream'
-import { ErrorCode, McpError, classifyMessage, failure, type ClassifiedMessage, type JsonRpcId } from './protocol/jsonrpc.js'
-import type { McpCore } from './protocol/core.js'
-import { StdioEra } from './protocol/modern/era.js'
-import { unsupportedVersion } from './protocol/modern/errors.js'
-import { admitRequest } from './protocol/modern/ladder.js'
-import { hasModernClaim } from './protocol/modern/meta.js'
-import { openModernSession } from './protocol/modern/session.js'
-import { Session, type SessionChannel } from './protocol/session.js'
+import { ErrorCode, McpError, classifyMessage, failure, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/messages.js'
+import type { McpCore } from '../../protocol/core.js'
+import { StdioEra } from '../../protocol/modern/era.js'
+import { unsupportedVersion } from '../../protocol/modern/errors.js'
+import { admitRequest } from '../../protocol/modern/ladder.js'
+import { hasModernClaim } from '../../protocol/modern/meta.js'
+import { openModernSession } from '../../protocol/modern/session.js'
+import { Session, type SessionChannel } from '../../protocol/session.js'
 
 export interface StdioRunnerOptions {
   input: Readable

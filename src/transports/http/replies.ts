@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { BodyTooLargeError, ParseError, UnsupportedMediaTypeError } from '../errors.js'
-import { ErrorCode, failure } from '../protocol/jsonrpc.js'
+import { BodyTooLargeError, ParseError, UnsupportedMediaTypeError } from '../../errors.js'
+import { ErrorCode, failure } from '../../jsonrpc/messages.js'
 
 /** Seconds a client is asked to wait before retrying when the server, or its share of it, is full. */
 export const RETRY_AFTER_SECONDS = 5

@@ -1,4 +1,4 @@
-import type { JsonRpcId } from '../protocol/jsonrpc.js'
+import type { JsonRpcId } from '../../jsonrpc/messages.js'
 
 /**
  * Resumability for Streamable HTTP: every event written on a session's event

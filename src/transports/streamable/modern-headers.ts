@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify'
-import type { JsonRpcRequest } from '../protocol/jsonrpc.js'
-import { headerMismatch } from '../protocol/modern/errors.js'
-import type { MirroredParam } from '../protocol/modern/mcp-header.js'
-import type { ModernMeta } from '../protocol/modern/meta.js'
-import type { Registry } from '../protocol/registry.js'
+import type { JsonRpcRequest } from '../../jsonrpc/messages.js'
+import { headerMismatch } from '../../protocol/modern/errors.js'
+import type { MirroredParam } from '../../protocol/modern/mcp-header.js'
+import type { ModernMeta } from '../../protocol/modern/meta.js'
+import type { Registry } from '../../protocol/registry.js'
 
 // The second rung of the 2026-07-28 ladder, HTTP only (SEP-2243,
 // `basic/transports/streamable-http.mdx`, Request Metadata): headers that

@@ -1,13 +1,13 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
-import type { JsonRpcId, JsonRpcMessage } from '../protocol/jsonrpc.js'
-import type { Session, SessionChannel } from '../protocol/session.js'
-import type { EventReplay, StoredEvent } from '../scale/event-store.js'
-import { comparePositions } from '../scale/position.js'
-import { SseStream } from './sse-stream.js'
+import type { JsonRpcId, JsonRpcMessage } from '../../jsonrpc/messages.js'
+import type { Session, SessionChannel } from '../../protocol/session.js'
+import type { EventReplay, StoredEvent } from '../../scale/memory/event-store.js'
+import { comparePositions } from '../../scale/position.js'
+import { SseStream } from '../http/sse-stream.js'
 import {
   EVENT_ID, PRIMING_RETRY_MS, PRIMING_SINCE, SCALED_EVENT_ID, STANDALONE, gone, isResponseTo,
   type EventChannel, type LiveStream, type RequestEntry, type ResumePlan, type StreamEnv, type UpgradableReply
-} from './streamable-state.js'
+} from './event-ids.js'
 
 /** A stream-0 message that reached the gateway while a resume was replaying: written after, unless replayed. */
 interface HeldArrival {
@@ -16,7 +16,7 @@ interface HeldArrival {
   json: string
 }
 
-export type { StreamEnv } from './streamable-state.js'
+export type { StreamEnv } from './event-ids.js'
 
 /**
  * The per-session routing state of Streamable HTTP, and the session's

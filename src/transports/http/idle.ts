@@ -1,4 +1,4 @@
-import type { McpCore } from '../protocol/core.js'
+import type { McpCore } from '../../protocol/core.js'
 
 /** The sweep never runs more often than this (ms), however short the timeout. */
 const MIN_SWEEP_MS = 10

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify'
-import { ErrorCode, failure, type JsonRpcId, type McpError } from '../protocol/jsonrpc.js'
-import { ModernErrorCode } from '../protocol/modern/errors.js'
+import { ErrorCode, failure, type JsonRpcId, type McpError } from '../../jsonrpc/messages.js'
+import { ModernErrorCode } from '../../protocol/modern/errors.js'
 
 /**
  * The HTTP status of a 2026-07-28 error answer (`streamable-http.mdx`): 400

@@ -1,2 +1,0 @@
-export { MemoryBus, MemoryHub, type MemoryHubOptions } from './bus.js'
-export { MemorySessionStore } from './session-store.js'
