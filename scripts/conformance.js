@@ -48,7 +48,7 @@ const MAY_SKIP = [
   { scenario: /^sep-2640-skills-/, why: 'the skills extension is not offered' },
   // 0.2.0-alpha.12 skips its only check itself, "pending subscriptions/listen rewrite": the scenario
   // exercises nothing yet. The server does send notifications/tasks on listen streams (taskIds); that is
-  // tested in test/listen-tasks.test.ts and by the Python client (test/python-client-2026.test.ts).
+  // tested in test/listen/tasks.test.ts and by the Python client (test/interop/python-client-2026.test.ts).
   { scenario: /^tasks-status-notifications$/, why: 'the suite skips it until its subscriptions/listen rewrite' }
 ]
 

@@ -1,0 +1,24 @@
+import t from 'tap'
+import { InflightRequest } from '../../src/protocol/inflight.js'
+
+t.test('an abort before anyone read the signal is applied when the signal is created', async (t) => {
+  const request = new InflightRequest()
+  const reason = new Error('cancelled')
+  request.abort(reason)
+  t.ok(request.aborted)
+  t.ok(request.signal.aborted, 'the late signal is already aborted')
+  t.equal(request.signal.reason, reason, 'with the original reason')
+})
+
+t.test('an abort after the signal was read fires it once', async (t) => {
+  const request = new InflightRequest()
+  const signal = request.signal
+  let fired = 0
+  signal.addEventListener('abort', () => { fired++ })
+  t.notOk(request.aborted)
+  request.abort('first')
+  request.abort('second')
+  t.equal(fired, 1)
+  t.equal(signal.reason, 'first', 'a second abort changes nothing')
+  t.equal(request.signal, signal, 'the same signal every time')
+})

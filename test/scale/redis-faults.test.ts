@@ -1,0 +1,221 @@
+// The Redis bus through Redis faults, with a real redis-server the test stops, kills and restarts:
+// nothing lost or duplicated across a SIGSTOP/SIGCONT, messages sent while Redis is down are
+// delivered once it is back (restarted empty), the read loop recovers, the outbox is bounded, and
+// no log line carries the password.
+import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
+import t, { type Test } from 'tap'
+import type { ScaleLogger } from '../../src/scale/logger.js'
+import { createScaleEngine, type RedisScaleEngine } from '../../src/scale/redis/engine.js'
+import type { DirectMessage } from '../../src/scale/ports.js'
+import { SCALE_OUT_DEFAULTS } from '../../src/schemas/scale.js'
+import { redisTest, startRedis, type RedisServer } from '../helpers/redis-server.js'
+import { record, sleep, until } from '../helpers/scale-contract.js'
+
+const PASSWORD = 'fault-pw-9Xq7'
+
+interface Captured extends ScaleLogger {
+  lines: Array<{ level: string, message: string, fields: string }>
+}
+
+function capture (): Captured {
+  const lines: Captured['lines'] = []
+  const at = (level: string) => (fields: object, message: string): void => { lines.push({ level, message, fields: JSON.stringify(fields) }) }
+  return { lines, info: at('info'), warn: at('warn'), error: at('error') }
+}
+
+async function engine (t: Test, redis: RedisServer, namespace: string, instanceId: string, log: ScaleLogger, outboxLimit = 10_000): Promise<RedisScaleEngine> {
+  const made = await createScaleEngine({
+    scaleOut: { ...SCALE_OUT_DEFAULTS, redis: redis.url, namespace, instanceId, heartbeatMs: 200, outboxLimit },
+    eventStoreSize: 100,
+    eventStoreBytes: 1 << 20,
+    idleTimeoutMs: 60_000
+  }, log)
+  t.teardown(() => made.close())
+  return made
+}
+
+/** Numbers received by `to` from the 'forward' messages sent to it, in arrival order. */
+function inbox (e: RedisScaleEngine): number[] {
+  const got: number[] = []
+  e.bus.onDirect(({ message }) => { if (message.type === 'forward') got.push(Number(message.json)) })
+  return got
+}
+
+const forward = (n: number): DirectMessage => ({ type: 'forward', session: 's', json: String(n) })
+const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i)
+
+t.test('SIGSTOP/SIGCONT: no error, nothing lost, nothing duplicated, order kept', redisTest(t), async (t) => {
+  const redis = await startRedis(t, { password: PASSWORD })
+  const log = capture()
+  const ns = `f${randomBytes(3).toString('hex')}`
+  const [a, b] = [await engine(t, redis, ns, 'a', log), await engine(t, redis, ns, 'b', log)]
+  const got = inbox(b)
+  const sends: Array<Promise<void>> = []
+  for (const n of range(0, 100)) sends.push(a.bus.send('b', forward(n)))
+  redis.signal('SIGSTOP')
+  for (const n of range(100, 200)) sends.push(a.bus.send('b', forward(n)))
+  await sleep(1500)
+  redis.signal('SIGCONT')
+  for (const n of range(200, 300)) sends.push(a.bus.send('b', forward(n)))
+  const outcomes = await Promise.allSettled(sends)
+  t.equal(outcomes.filter((o) => o.status === 'rejected').length, 0, 'no send failed')
+  await until(t, 'all 300 received', () => got.length >= 300)
+  await sleep(200)
+  t.same(got, range(0, 300), 'each once, in order')
+  t.notMatch(JSON.stringify(log.lines), PASSWORD)
+})
+
+t.test('kill -9 and restart (empty): sends made meanwhile are delivered once, the read loop goes on', redisTest(t), async (t) => {
+  const redis = await startRedis(t, { password: PASSWORD })
+  const log = capture()
+  const ns = `k${randomBytes(3).toString('hex')}`
+  const [a, b] = [await engine(t, redis, ns, 'a', log), await engine(t, redis, ns, 'b', log)]
+  let restarts = 0
+  for (const e of [a, b]) e.onRedisRestart(() => { restarts++ })
+  const got = inbox(b)
+  for (const n of range(0, 50)) await a.bus.send('b', forward(n))
+  await until(t, 'first 50 received', () => got.length === 50)
+
+  await redis.kill()
+  const during = range(50, 100).map(async (n) => await a.bus.send('b', forward(n)))
+  const queued0 = a.bus.deliver0('gone', '{}').catch((e: Error & { code?: string }) => e.code ?? 'error')
+  await t.rejects(a.sessions.get('any'), { code: 'FST_MCP_SCALE_UNAVAILABLE', statusCode: 503 },
+    'a request needing Redis while it is down: 503 after redisTimeoutMs')
+  await t.rejects(a.sessions.get('any'), { code: 'FST_MCP_SCALE_UNAVAILABLE', message: new RegExp(`Redis at 127.0.0.1:${redis.port} is unreachable`) },
+    'once the connection is known to be down, not even queued for later')
+  await sleep(500)
+  await redis.restart()
+  t.equal(await queued0, undefined, 'deliver0 queued meanwhile runs after the restart (on an empty Redis: no session, dropped)')
+  const outcomes = await Promise.allSettled(during)
+  t.equal(outcomes.filter((o) => o.status === 'rejected').length, 0, 'the sends made while Redis was away succeed once it is back')
+  for (const n of range(100, 150)) await a.bus.send('b', forward(n))
+  await until(t, 'all 150 received', () => got.length >= 150)
+  await sleep(200)
+  t.same(got, range(0, 150), 'each once, in order: the outbox was flushed and the cursor stayed valid')
+  await until(t, 'both noticed the new run_id', () => restarts === 2)
+  await until(t, 'heartbeats re-registered', () => a.bus.alive('b') && b.bus.alive('a'))
+
+  // The scripts are gone with the old server: ioredis loads them again (EVALSHA -> NOSCRIPT -> EVAL).
+  await a.sessions.create(record('after'), 60_000)
+  await a.sessions.claimGateway('after', 'b')
+  const events: string[] = []
+  b.bus.onDirect(({ message }) => { if (message.type === 'event') events.push(message.json) })
+  t.type(await a.bus.deliver0('after', '{"ok":1}'), 'string')
+  await until(t, 'deliver0 works after the restart', () => events.length === 1)
+
+  t.ok(log.lines.some((l) => l.message.includes('Redis restarted empty')), 'the restart is logged')
+  t.ok(log.lines.some((l) => l.message.includes('connection lost')), 'the outage is logged')
+  t.notMatch(JSON.stringify(log.lines), PASSWORD, 'no log line carries the password')
+  t.notMatch(JSON.stringify(log.lines), 'redis://', 'nor the URL')
+})
+
+t.test('the outbox is bounded: past outboxLimit a write is refused, counted, logged once', redisTest(t), async (t) => {
+  const redis = await startRedis(t)
+  const log = capture()
+  const ns = `o${randomBytes(3).toString('hex')}`
+  const a = await engine(t, redis, ns, 'a', log, 5)
+  const b = await engine(t, redis, ns, 'b', log)
+  const got = inbox(b)
+  redis.signal('SIGSTOP')
+  let outcomes: Array<PromiseSettledResult<void>>
+  try {
+    const sends = range(0, 8).map(async (n) => await a.bus.send('b', forward(n)))
+    const refused = Promise.allSettled(sends.slice(5))
+    outcomes = await Promise.race([refused, sleep(2000).then(() => [])])
+  } finally {
+    redis.signal('SIGCONT')
+  }
+  t.equal(outcomes.length, 3)
+  t.ok(outcomes.every((o) => o.status === 'rejected' && (o.reason as { code?: string }).code === 'FST_MCP_SCALE_UNAVAILABLE'), 'the three past the limit are refused at once')
+  t.equal(log.lines.filter((l) => l.message.includes('outboxLimit reached')).length, 1, 'logged once')
+  await until(t, 'the five waiting are delivered', () => got.length === 5)
+  t.same(got, range(0, 5))
+  await until(t, 'the catch-up is logged', () => log.lines.some((l) => l.message.includes('caught up')))
+  t.match(log.lines.find((l) => l.message.includes('caught up'))?.fields, '"refused":3')
+  await a.bus.send('b', forward(99))
+  await until(t, 'and the bus goes on', () => got.length === 6)
+})
+
+t.test('a closed bus refuses writes', redisTest(t), async (t) => {
+  const redis = await startRedis(t)
+  const a = await engine(t, redis, 'c', 'a', capture())
+  await a.close()
+  await t.rejects(a.bus.send('x', forward(1)), { code: 'FST_MCP_SCALE_UNAVAILABLE' })
+})
+
+t.test('a write a request waits on is refused unsent while Redis is down, and never delivered after', redisTest(t), async (t) => {
+  const redis = await startRedis(t)
+  const log = capture()
+  const ns = `q${randomBytes(3).toString('hex')}`
+  const [a, b] = [await engine(t, redis, ns, 'a', log), await engine(t, redis, ns, 'b', log)]
+  const got = inbox(b)
+  await a.bus.send('b', forward(1), { forRequest: true })
+  await until(t, 'delivered while Redis is up', () => got.length === 1)
+  await redis.kill()
+  // Until the client has seen the connection drop, a write still goes out (and then waits for Redis to be back).
+  await until(t, 'the loss is noticed', () => log.lines.some((l) => l.message.includes('connection lost')))
+  await t.rejects(a.bus.send('b', forward(2), { forRequest: true }), { code: 'FST_MCP_SCALE_UNAVAILABLE', statusCode: 503 },
+    'refused after redisTimeoutMs: the request is answered 503')
+  const queued = a.bus.send('b', forward(3))
+  await redis.restart()
+  await queued
+  await a.bus.send('b', forward(4), { forRequest: true })
+  await until(t, 'the queued write and the next one arrive', () => got.length >= 3)
+  await sleep(300)
+  t.same(got, [1, 3, 4], 'the refused one never arrives: it was not handed to Redis')
+  t.equal(log.lines.filter((l) => l.message.includes('what needs it is refused')).length, 1, 'the refusal is logged once')
+  await until(t, 'back', () => log.lines.filter((l) => l.message.includes('connection back')).length >= 4)
+  t.ok(log.lines.some((l) => l.message.includes('connection back') && l.fields.includes('"refused":1')), 'and counted when Redis is back')
+})
+
+t.test('kill -9 and restart (empty): what Redis acknowledged and a reader had yet to read is written again, once, in order', redisTest(t), async (t) => {
+  const redis = await startRedis(t, { password: PASSWORD })
+  const log = capture()
+  const ns = `u${randomBytes(3).toString('hex')}`
+  // b's bus connection is the application's client, duplicated; its XREADs wait at a gate the test holds.
+  let gate: Promise<void> | undefined
+  const base = new Redis(redis.url, { lazyConnect: true })
+  t.teardown(() => { base.disconnect() })
+  const gated = {
+    options: base.options,
+    duplicate: (override?: object) => {
+      const client = base.duplicate(override)
+      if ((override as { connectionName?: string } | undefined)?.connectionName?.endsWith(':bus') === true) {
+        const xread = client.xread.bind(client) as (...args: unknown[]) => Promise<unknown>
+        Object.assign(client, { xread: async (...args: unknown[]) => { await gate; return await xread(...args) } })
+      }
+      return client
+    }
+  }
+  const options = { eventStoreSize: 100, eventStoreBytes: 1 << 20, idleTimeoutMs: 60_000 }
+  const a = await createScaleEngine({ ...options, scaleOut: { ...SCALE_OUT_DEFAULTS, redis: redis.url, namespace: ns, instanceId: 'a' } }, log)
+  t.teardown(() => a.close())
+  const b = await createScaleEngine({ ...options, scaleOut: { ...SCALE_OUT_DEFAULTS, redis: gated, namespace: ns, instanceId: 'b' } }, log)
+  t.teardown(() => b.close())
+  const got = inbox(b)
+  const control: string[] = []
+  b.bus.onControl(({ message }) => { if (message.type === 'end') control.push(message.session) })
+  await a.bus.send('b', forward(0))
+  await until(t, 'the first one read', () => got.length === 1)
+  // The reader's next XREAD is held: what a writes now is acknowledged by Redis and read by nobody.
+  let open = (): void => {}
+  gate = new Promise((resolve) => { open = resolve })
+  await a.bus.send('b', forward(1))
+  await until(t, 'b read 1, and its next read waits at the gate', () => got.length === 2)
+  await a.bus.send('b', forward(2), { forRequest: true })
+  await a.bus.control({ type: 'end', session: 'x', reason: 'test' })
+  await sleep(100)
+  t.same(got, [0, 1], 'b read 1 before its reader was held')
+  await redis.kill()
+  await redis.restart()
+  gate = undefined
+  open()
+  await until(t, 'what b had not read arrives after the restart', () => got.length >= 3 && control.length >= 1, 5000)
+  await a.bus.send('b', forward(3))
+  await until(t, 'and the bus goes on', () => got.length >= 4)
+  await sleep(300)
+  t.same(got, [0, 1, 2, 3], 'each once, in order')
+  t.same(control, ['x'], 'a control message too')
+  t.ok(log.lines.some((l) => l.message.includes('written again') && l.fields.includes('"messages":4')), 'a wrote again the four it had sent in the last three heartbeats (b dropped the two it had read)')
+})
