@@ -47,7 +47,7 @@ export { MemoryTaskStore } from './protocol/tasks/memory-store.js'
 export type { StoredTask, TaskInputRequest, TaskLimits, TaskPatch, TaskStatus, TaskStore } from './protocol/tasks/types.js'
 
 // JSON-RPC errors a handler throws (or catches from ctx.sample/elicit/listRoots).
-export { McpError, ErrorCode } from './jsonrpc/messages.js'
+export { McpError, ErrorCode } from './jsonrpc/errors.js'
 // 2026-07-28 multi-round-trip requests: what ctx.elicit/sample/listRoots throw to ask the client first.
 export { InputRequiredError } from './protocol/modern/mrtr.js'
 

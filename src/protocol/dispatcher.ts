@@ -1,4 +1,5 @@
-import { ErrorCode, McpError, failure, success, type ClassifiedMessage, type JsonRpcFailure, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from '../jsonrpc/messages.js'
+import { failure, success, type ClassifiedMessage, type JsonRpcFailure, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from '../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../jsonrpc/errors.js'
 import { complete } from './methods/completion.js'
 import { initialize, ping, setLevel } from './methods/lifecycle.js'
 import { getPrompt, listPrompts } from './methods/prompts.js'

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../jsonrpc/errors.js'
 
 /**
  * Offset cursors, opaque to clients. A list that changes between pages may

@@ -1,5 +1,6 @@
 import type { HandlerContext, ServerRequestOptions } from './context.js'
-import { ErrorCode, McpError, type JsonRpcId } from '../jsonrpc/messages.js'
+import { type JsonRpcId } from '../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../jsonrpc/errors.js'
 import type { InflightRequest } from './inflight.js'
 import { requireClientCapabilities } from './modern/errors.js'
 import type { InputRound } from './modern/mrtr.js'

@@ -1,5 +1,5 @@
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from '../jsonrpc/messages.js'
-import { ErrorCode, McpError } from '../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../jsonrpc/errors.js'
 import { InflightRequest } from './inflight.js'
 import type { Principal } from './principal.js'
 

@@ -7,7 +7,8 @@ import {
   type PluginOptions, type ServerOptions, type TasksOptions, type TelemetryOptions
 } from './config.js'
 import type { TaskStore } from '../protocol/tasks/types.js'
-import { describeValue, isRecord, join, LIVE_EVENT_STORE, LIVE_REDIS_CLIENT, pluginRules, serverRules, type OptionsProblem } from './rules.js'
+import { isRecord } from '../util/is-record.js'
+import { describeValue, join, LIVE_EVENT_STORE, LIVE_REDIS_CLIENT, pluginRules, serverRules, type OptionsProblem } from './rules.js'
 import type { ResolvedScaleOutOptions } from './scale.js'
 
 export type { OptionsProblem } from './rules.js'

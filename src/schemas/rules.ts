@@ -6,6 +6,7 @@
 import { isSecureUrl } from '../util/loopback.js'
 import { isAsymmetricAlgorithm, isHmacAlgorithm } from '../auth/algorithms.js'
 import { HEADER_TOKEN_PATTERN, ORIGIN_PATTERN, QUERY_PARAM_PATTERN } from './config.js'
+import { isRecord } from '../util/is-record.js'
 
 /** One invalid option: its dotted path (`transport.options.port`) and what is wrong. */
 export interface OptionsProblem {
@@ -18,10 +19,6 @@ type Dict = Record<string, unknown>
 
 const SECRET_KEYS = new Set(['secret', 'keys', 'clientSecret', 'publicKey', 'redis'])
 const RESERVED_HEADERS = new Set(['authorization', 'host', 'content-type', 'cookie'])
-
-export function isRecord (value: unknown): value is Dict {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /** `join('a', 'b')` = `a.b`, `join('a', 0)` = `a[0]`, `join('', 'b')` = `b`. */
 export function join (base: string, key: string | number): string {

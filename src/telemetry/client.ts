@@ -1,5 +1,6 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api'
-import { ErrorCode, McpError, type JsonRpcId } from '../jsonrpc/messages.js'
+import { type JsonRpcId } from '../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../jsonrpc/errors.js'
 import {
   ATTR_ERROR_TYPE, ATTR_JSONRPC_REQUEST_ID, ATTR_MCP_METHOD_NAME, ATTR_MCP_PROTOCOL_VERSION, ATTR_MCP_SESSION_ID,
   ATTR_RPC_RESPONSE_STATUS_CODE, CANCELLED, OTHER, TIMEOUT

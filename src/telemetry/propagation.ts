@@ -1,4 +1,5 @@
 import { context, propagation, type Context, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api'
+import { isRecord } from '../util/is-record.js'
 
 /**
  * `params._meta` as a W3C carrier, as the conventions ask: `traceparent`, `tracestate` and
@@ -30,7 +31,7 @@ export function extractFromMeta (base: Context, meta: Record<string, unknown> | 
  */
 export function injectIntoParams (params: Record<string, unknown> | undefined, spanContext: Context): Record<string, unknown> {
   const previous = params?._meta
-  const meta: Record<string, unknown> = typeof previous === 'object' && previous !== null && !Array.isArray(previous) ? { ...previous } : {}
+  const meta: Record<string, unknown> = isRecord(previous) ? { ...previous } : {}
   propagation.inject(spanContext, meta, metaSetter)
   return { ...params, _meta: meta }
 }

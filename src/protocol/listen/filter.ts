@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import { exceedsBytes } from '../limits.js'
 import type { Registry } from '../registry.js'
 

@@ -1,6 +1,7 @@
 import type { ChangeEvent, ChangeListener } from '../changes.js'
 import { LIST_CHANGED_METHODS, RESOURCE_UPDATED_METHOD } from '../changes.js'
-import { ErrorCode, McpError, type JsonRpcId } from '../../jsonrpc/messages.js'
+import { type JsonRpcId } from '../../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import { principalKey, type Principal } from '../principal.js'
 import type { ListKind } from '../registry.js'
 import type { Session } from '../session.js'

@@ -1,5 +1,5 @@
 import type { Completer } from '../definitions.js'
-import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import { optionalObject, requireString, requireUri, type MethodHandler } from './types.js'
 
 const MAX_VALUES = 100

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import { LOG_LEVELS, type LogLevel } from '../session.js'
 import { negotiateVersion } from '../../jsonrpc/versions.js'
 import type { MethodHandler, MethodEnv } from './types.js'

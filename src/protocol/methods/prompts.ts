@@ -1,5 +1,5 @@
 import type { PromptResult } from '../definitions.js'
-import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import { paginate } from '../pagination.js'
 import { shapeDescriptor } from '../../jsonrpc/versions.js'
 import { optionalObject, requireString, type MethodHandler } from './types.js'

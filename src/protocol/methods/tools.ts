@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import type { ToolResult } from '../definitions.js'
 import { paginate } from '../pagination.js'
 import { shapeDescriptor, supports } from '../../jsonrpc/versions.js'
@@ -12,6 +12,7 @@ import type { StoredTask } from '../tasks/types.js'
 import type { RequestContext } from '../request-context.js'
 import { TASKS_EXTENSION, taskFields } from '../tasks/types.js'
 import { errorMessage, optionalObject, requireString, type ErrorLogger, type MethodHandler } from './types.js'
+import { isRecord } from '../../util/is-record.js'
 
 export const listTools: MethodHandler = (params, { registry, session, server }) => {
   const version = session.protocolVersion as string
@@ -124,10 +125,6 @@ function finishToolResult (name: string, result: ToolResult, validateOutput: ((v
   // Clients that ignore structuredContent still get the data as text, as the spec recommends.
   if (shaped.content === undefined) shaped.content = [{ type: 'text', text: JSON.stringify(result.structuredContent) }]
   if (!supports(version, 'structuredContent')) delete shaped.structuredContent
-  else if (!supports(version, 'anyStructuredContent') && !isPlainObject(result.structuredContent)) delete shaped.structuredContent
+  else if (!supports(version, 'anyStructuredContent') && !isRecord(result.structuredContent)) delete shaped.structuredContent
   return shaped
-}
-
-function isPlainObject (value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

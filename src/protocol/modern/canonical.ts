@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 
 // Deep enough for any real tool arguments or elicitation schema; a client cannot make the
 // server recurse without bound.

@@ -1,4 +1,4 @@
-import { McpError } from '../../jsonrpc/messages.js'
+import { McpError } from '../../jsonrpc/errors.js'
 
 /**
  * Error codes MCP 2026-07-28 defines in its reserved range (-32020..-32099).

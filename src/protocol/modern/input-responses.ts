@@ -1,13 +1,10 @@
+import { isRecord } from '../../util/is-record.js'
 /**
  * The shape checks of the answers a client sends in `inputResponses`
  * (ElicitResult, CreateMessageResult, ListRootsResult): enough that a
  * handler can rely on the fields it reads. Each returns what is wrong, or
  * undefined; extra fields are the client's business and pass.
  */
-
-function isRecord (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 const ELICIT_ACTIONS = new Set(['accept', 'decline', 'cancel'])
 const ROLES = new Set(['user', 'assistant'])

@@ -1,4 +1,5 @@
-import { ErrorCode, McpError, type JsonRpcRequest } from '../../jsonrpc/messages.js'
+import { type JsonRpcRequest } from '../../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import { unsupportedVersion } from './errors.js'
 import { readModernMeta, type ModernMeta } from './meta.js'
 import { MODERN_METHODS } from './methods.js'

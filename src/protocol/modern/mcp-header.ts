@@ -1,3 +1,4 @@
+import { isRecord } from '../../util/is-record.js'
 /**
  * `x-mcp-header` (SEP-2243, `server/tools.mdx`): a tool parameter whose
  * schema says `"x-mcp-header": "Region"` is mirrored by HTTP clients into the
@@ -14,10 +15,6 @@ export interface MirroredParam {
 
 const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 const PRIMITIVES = new Set(['string', 'integer', 'boolean'])
-
-function isRecord (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 /**
  * The tool's mirrored parameters, or a sentence saying why its annotations

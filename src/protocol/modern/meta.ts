@@ -1,5 +1,6 @@
-import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import { LOG_LEVELS, type LogLevel } from '../session.js'
+import { isRecord } from '../../util/is-record.js'
 
 /** The stateless revision: every request carries its version and capabilities in `params._meta`. */
 export const MODERN_VERSION = '2026-07-28'
@@ -23,10 +24,6 @@ export interface ModernMeta {
   clientInfo: Record<string, unknown> | undefined
   /** Undefined: the client wants no log notifications for this request. */
   logLevel: LogLevel | undefined
-}
-
-function isRecord (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /**

@@ -1,9 +1,10 @@
-import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import type { MethodHandler } from '../methods/types.js'
 import { digest, requestDigest } from './canonical.js'
 import { MissingCapabilityError } from './errors.js'
 import { checkInputResponse } from './input-responses.js'
 import type { RequestStateBinding, RequestStatePayload, StoredAnswer } from './request-state.js'
+import { isRecord } from '../../util/is-record.js'
 
 /**
  * Multi-round-trip requests (MCP 2026-07-28, SEP-2322) behind `ctx.elicit`,
@@ -41,10 +42,6 @@ export class InputRequiredError extends McpError {
     super(ErrorCode.InternalError, 'Input required: this request ends with resultType "input_required" and runs again when the client answers')
     this.name = 'InputRequiredError'
   }
-}
-
-function isRecord (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function invalidParams (reason: string): McpError {

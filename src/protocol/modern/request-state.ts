@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { ErrorCode, McpError } from '../../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import { principalKey, type Principal } from '../principal.js'
+import { isRecord } from '../../util/is-record.js'
 
 /**
  * The `requestState` of MCP 2026-07-28 multi-round-trip requests: what a
@@ -63,10 +64,6 @@ function invalidState (reason: string): McpError {
 /** The principal's identity (method, kind, issuer, subject), never its credential; `null` without auth. */
 function identity (principal: Principal | undefined): string {
   return principal === undefined ? 'null' : principalKey(principal)
-}
-
-function isRecord (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 export class RequestStateCodec {

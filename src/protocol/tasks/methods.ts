@@ -1,4 +1,4 @@
-import { McpError } from '../../jsonrpc/messages.js'
+import { McpError } from '../../jsonrpc/errors.js'
 import type { MethodEnv, MethodHandler } from '../methods/types.js'
 import { ModernErrorCode } from '../modern/errors.js'
 import type { Session } from '../session.js'

@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { BodyTooLargeError, ParseError, UnsupportedMediaTypeError } from '../../errors.js'
-import { ErrorCode, failure } from '../../jsonrpc/messages.js'
+import { failure } from '../../jsonrpc/messages.js'
+import { ErrorCode } from '../../jsonrpc/errors.js'
 
 /** Seconds a client is asked to wait before retrying when the server, or its share of it, is full. */
 export const RETRY_AFTER_SECONDS = 5

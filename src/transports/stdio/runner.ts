@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream'
-import { ErrorCode, McpError, classifyMessage, failure, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/messages.js'
+import { classifyMessage, failure, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import type { McpCore } from '../../protocol/core.js'
 import { StdioEra } from '../../protocol/modern/era.js'
 import { unsupportedVersion } from '../../protocol/modern/errors.js'

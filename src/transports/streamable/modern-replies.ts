@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify'
-import { ErrorCode, failure, type JsonRpcId, type McpError } from '../../jsonrpc/messages.js'
+import { failure, type JsonRpcId } from '../../jsonrpc/messages.js'
+import { ErrorCode, type McpError } from '../../jsonrpc/errors.js'
 import { ModernErrorCode } from '../../protocol/modern/errors.js'
 
 /**

@@ -6,7 +6,8 @@ import {
   UnknownSessionError, UnsupportedMediaTypeError
 } from '../../errors.js'
 import type { McpCore } from '../../protocol/core.js'
-import { McpError, classifyMessage, failure, type ClassifiedMessage, type JsonRpcRequest } from '../../jsonrpc/messages.js'
+import { classifyMessage, failure, type ClassifiedMessage, type JsonRpcRequest } from '../../jsonrpc/messages.js'
+import { McpError } from '../../jsonrpc/errors.js'
 import { headerMismatch } from '../../protocol/modern/errors.js'
 import { admit, readMeta } from '../../protocol/modern/ladder.js'
 import { MODERN_VERSIONS, hasModernClaim } from '../../protocol/modern/meta.js'
