@@ -1,6 +1,6 @@
 import { invalidToken, unavailable } from './errors.js'
 import { describeUrl, fetchJson, PeerError } from './fetch.js'
-import type { JoseHeader } from './jwt.js'
+import type { JoseHeader } from './jose.js'
 import { VerificationKey } from './keys.js'
 
 // A small JSON Web Key Set client, written here rather than taken from get-jwks because the

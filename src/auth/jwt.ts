@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { Principal } from '../protocol/principal.js'
 import { InvalidOptionsError } from '../errors.js'
 import { invalidToken } from './errors.js'
+import { decodeHeader, type JoseHeader } from './jose.js'
 import { JwksKeys } from './jwks.js'
 import { VerificationKey } from './keys.js'
 import {
@@ -10,36 +11,6 @@ import {
 import { TokenCache } from './token-cache.js'
 
 type JwtOptions = AuthMethodOptions<'jwt'>
-
-/** The parts of a JWS header the guard reads before choosing a key. */
-export interface JoseHeader {
-  alg: string
-  kid?: string
-  /** The media type of the token (RFC 7515 §4.1.9), lower-cased. */
-  typ?: string
-}
-
-// Compact JWS: three base64url segments, the signature possibly empty (alg none, refused later).
-const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
-
-/** The header of a compact JWS, or undefined when the token is not one. */
-export function decodeHeader (token: string): JoseHeader | undefined {
-  if (!COMPACT_JWS.test(token)) return undefined
-  try {
-    const header: unknown = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8'))
-    if (typeof header !== 'object' || header === null) return undefined
-    const { alg, kid, typ } = header as { alg?: unknown, kid?: unknown, typ?: unknown }
-    if (typeof alg !== 'string') return undefined
-    if (kid !== undefined && typeof kid !== 'string') return undefined
-    if (typ !== undefined && typeof typ !== 'string') return undefined
-    const decoded: JoseHeader = { alg }
-    if (kid !== undefined) decoded.kid = kid
-    if (typ !== undefined) decoded.typ = typ.toLowerCase()
-    return decoded
-  } catch {
-    return undefined
-  }
-}
 
 export interface JwtCheck {
   /** The allow-list, enforced on the header before any key is looked up. */

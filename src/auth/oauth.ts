@@ -6,7 +6,8 @@ import { AuthDiscoveryFailedError, insufficientScope, invalidToken } from './err
 import { describeUrl, PeerError } from './fetch.js'
 import { Introspector } from './introspection.js'
 import { JwksKeys } from './jwks.js'
-import { decodeHeader, verifyJwt } from './jwt.js'
+import { decodeHeader } from './jose.js'
+import { verifyJwt } from './jwt.js'
 import {
   bearerToken, cacheUntil, errorParams, param, principalFromClaims, VERIFIED_TOKEN_CACHE_SIZE, type AuthMethodOptions, type Strategy
 } from './strategy.js'

@@ -37,3 +37,14 @@ export class McpError extends Error {
     this.data = data
   }
 }
+
+/**
+ * What a cancelled request rejects with: the handler's abort reason when the client cancels, and
+ * a server-to-client request the server gave up on. An `McpError` like any other to its reader;
+ * its class is what telemetry counts as a cancel (never the message text).
+ */
+export class RequestCancelledError extends McpError {
+  constructor (reason?: string) {
+    super(ErrorCode.InvalidRequest, reason === undefined ? 'Request cancelled' : `Request cancelled: ${reason}`)
+  }
+}

@@ -1,5 +1,4 @@
 import type { TSchema } from '@sinclair/typebox'
-import { LISTEN_DEFAULTS } from '../schemas/config.js'
 import { changeEventOf, type ChangeEvent, type ChangeListener, type ChangeRelay, LIST_CHANGED_METHODS, RESOURCE_UPDATED_METHOD } from './changes.js'
 import type {
   ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
@@ -7,8 +6,8 @@ import type {
 } from './definitions.js'
 import { Dispatcher } from './dispatcher.js'
 import type { JsonRpcNotification } from '../jsonrpc/messages.js'
-import { ListenHub, type ListenLimits } from './listen/hub.js'
-import type { ErrorLogger } from './methods/types.js'
+import { LISTEN_DEFAULTS, ListenHub, type ListenLimits } from './listen/hub.js'
+import type { ErrorLogger } from '../util/logger.js'
 import { resolveLimits, type ProtocolLimits } from './limits.js'
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
 import type { CacheSettings } from './modern/caching.js'

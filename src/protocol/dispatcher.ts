@@ -5,7 +5,7 @@ import { initialize, ping, setLevel } from './methods/lifecycle.js'
 import { getPrompt, listPrompts } from './methods/prompts.js'
 import { listResources, listResourceTemplates, readResource, subscribe, unsubscribe } from './methods/resources.js'
 import { callTool, listTools } from './methods/tools.js'
-import { kAfterAnswer, type ErrorLogger, type MethodEnv, type MethodHandler, type ServerIdentity } from './methods/types.js'
+import { kAfterAnswer, type MethodEnv, type MethodHandler, type ServerIdentity } from './methods/types.js'
 import { resolveLimits, type ProtocolLimits } from './limits.js'
 import { MODERN_METHODS } from './modern/methods.js'
 import { InputRequiredError } from './modern/mrtr.js'
@@ -18,6 +18,8 @@ import { RequestContext } from './request-context.js'
 import type { Session } from './session.js'
 import type { TaskManager } from './tasks/manager.js'
 import type { NetworkPeer, ServerOperation, Telemetry } from '../telemetry/index.js'
+import type { ErrorLogger } from '../util/logger.js'
+import { cancelOf } from '../jsonrpc/cancel.js'
 
 const METHODS = new Map<string, MethodHandler>([
   ['initialize', initialize],
@@ -168,13 +170,8 @@ export class Dispatcher {
   }
 
   private handleNotification (session: Session, notification: JsonRpcNotification): void {
-    const params = notification.params ?? {}
-    if (notification.method === 'notifications/cancelled') {
-      const requestId = params.requestId
-      if (typeof requestId === 'string' || typeof requestId === 'number') {
-        session.cancelRequest(requestId, typeof params.reason === 'string' ? params.reason.slice(0, 256) : 'cancelled by the client')
-      }
-    }
+    const cancel = cancelOf({ kind: 'notification', message: notification })
+    if (cancel !== undefined) session.cancelRequest(cancel.requestId, cancel.reason)
     // notifications/initialized, roots/list_changed, progress: nothing to do; unknown ones are ignored as JSON-RPC requires.
   }
 }

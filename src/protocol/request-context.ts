@@ -3,13 +3,20 @@ import { type JsonRpcId } from '../jsonrpc/messages.js'
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
 import type { InflightRequest } from './inflight.js'
 import { requireClientCapabilities } from './modern/errors.js'
-import type { InputRound } from './modern/mrtr.js'
 import type { Principal } from './principal.js'
 import type { TaskContext } from './tasks/task-context.js'
 import { LOG_LEVELS, type LogLevel, type Session } from './session.js'
 import { LATEST_PROTOCOL_VERSION, supports } from '../jsonrpc/versions.js'
 import type { Span } from '@opentelemetry/api'
 import { NOOP_SPAN, tracedClientRequest, type ServerOperation } from '../telemetry/index.js'
+
+/**
+ * Where a 2026-07-28 request's asks are answered from: the retry's `inputResponses`, or a question
+ * left open (`InputRound` in modern/mrtr.ts).
+ */
+export interface InputAsker {
+  ask: (method: string, params: Record<string, unknown> | undefined, key: string | undefined) => Promise<Record<string, unknown>>
+}
 
 /**
  * The `ctx` handed to handlers. A class rather than an object of closures so
@@ -26,7 +33,7 @@ export class RequestContext implements HandlerContext {
    * On a 2026-07-28 request to tools/call, prompts/get or resources/read: where
    * asks are answered from the retry's `inputResponses` (multi-round-trip).
    */
-  inputs: InputRound | undefined
+  inputs: InputAsker | undefined
   /**
    * Set by `tools/call` when this call may become a task at the handler's word
    * (`execution.taskStart: 'handler'`): creates the task and resolves with its ctx.

@@ -1,5 +1,5 @@
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from '../jsonrpc/messages.js'
-import { ErrorCode, McpError } from '../jsonrpc/errors.js'
+import { ErrorCode, McpError, RequestCancelledError } from '../jsonrpc/errors.js'
 import { InflightRequest } from './inflight.js'
 import type { Principal } from './principal.js'
 
@@ -153,7 +153,7 @@ export class Session {
   }
 
   cancelRequest (id: JsonRpcId, reason: string): void {
-    this.inflight.get(id)?.abort(new McpError(ErrorCode.InvalidRequest, `Request cancelled: ${reason}`))
+    this.inflight.get(id)?.abort(new RequestCancelledError(reason))
   }
 
   /**
@@ -167,7 +167,7 @@ export class Session {
     options.onId?.(id)
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
-        this.settleOutgoing(id)?.reject(new McpError(ErrorCode.InvalidRequest, 'Request cancelled'))
+        this.settleOutgoing(id)?.reject(new RequestCancelledError())
         this.notify('notifications/cancelled', { requestId: id, reason: 'cancelled by the server' })
       }
       const timer = setTimeout(() => {

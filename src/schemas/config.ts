@@ -1,5 +1,6 @@
 import { Type, type Static, type TUnsafe } from '@sinclair/typebox'
 import { DEFAULT_LIMITS } from '../protocol/limits.js'
+import { LISTEN_DEFAULTS } from '../protocol/listen/hub.js'
 import type { CacheableMethod } from '../protocol/modern/caching.js'
 import { REQUEST_STATE_DEFAULTS } from '../protocol/modern/request-state.js'
 import { TASK_DEFAULTS, type TaskStore } from '../protocol/tasks/types.js'
@@ -212,13 +213,6 @@ export const SseTransportSchema = Type.Object({
 /** `{ type: 'stdio' }` (no options) or `{ type: 'sse', options? }`. Default stdio. */
 export const TransportSchema = Type.Union([StdioTransportSchema, SseTransportSchema], { default: { type: 'stdio' } })
 export type TransportOptions = Static<typeof TransportSchema>
-
-/** Defaults of the `listen` options, in one place (the core falls back to them too). */
-export const LISTEN_DEFAULTS = Object.freeze({
-  maxStreams: 10_000,
-  maxStreamsPerPrincipal: 16,
-  maxResourceSubscriptions: 100
-})
 
 /** Bounds of MCP 2026-07-28 `subscriptions/listen` streams (on every transport). */
 export const ListenOptionsSchema = Type.Object({

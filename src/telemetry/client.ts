@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api'
 import { type JsonRpcId } from '../jsonrpc/messages.js'
-import { ErrorCode, McpError } from '../jsonrpc/errors.js'
+import { ErrorCode, McpError, RequestCancelledError } from '../jsonrpc/errors.js'
 import {
   ATTR_ERROR_TYPE, ATTR_JSONRPC_REQUEST_ID, ATTR_MCP_METHOD_NAME, ATTR_MCP_PROTOCOL_VERSION, ATTR_MCP_SESSION_ID,
   ATTR_RPC_RESPONSE_STATUS_CODE, CANCELLED, OTHER, TIMEOUT
@@ -38,7 +38,7 @@ export async function tracedClientRequest (parent: ServerOperation, method: stri
     let errorType = OTHER
     if (code === ErrorCode.RequestTimeout) errorType = TIMEOUT
     else if (code === ErrorCode.ConnectionClosed) errorType = CANCELLED
-    else if (code !== undefined && (error as McpError).message.startsWith('Request cancelled')) errorType = CANCELLED
+    else if (error instanceof RequestCancelledError) errorType = CANCELLED
     else if (code !== undefined) {
       errorType = String(code)
       span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, errorType)

@@ -1,6 +1,5 @@
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api'
 import type { ClassifiedMessage } from '../jsonrpc/messages.js'
-import type { Session } from '../protocol/session.js'
 import { ATTR_AUTH_METHOD, ATTR_AUTH_REASON, ATTR_ERROR_TYPE, ATTR_LIMIT, ATTR_MCP_PROTOCOL_VERSION } from './names.js'
 import { setNetwork, type NetworkPeer } from './network.js'
 import { ServerOperation } from './operation.js'
@@ -17,6 +16,15 @@ export interface TelemetrySettings {
 export interface TelemetrySource {
   knows: (kind: 'tool' | 'prompt', name: string) => boolean
   sessions: () => number
+}
+
+/** What telemetry reads of a session (protocol/session.ts `Session` is one): it never holds one. */
+export interface TelemetrySession {
+  /** Empty on stdio and on a 2026-07-28 request, which have no session id. */
+  readonly id: string
+  readonly protocolVersion: string | undefined
+  readonly closeReason: string | undefined
+  onClose: (listener: () => void) => void
 }
 
 /** Session close reasons that mean the server cut the client off (an error in the conventions' terms). */
@@ -55,7 +63,7 @@ export class Telemetry {
    * listens (the dispatcher then takes its plain path). Responses and invalid messages are not
    * operations: the first end a server-to-client request, the second never reach a handler.
    */
-  begin (session: Session, classified: ClassifiedMessage, peer: NetworkPeer | undefined): ServerOperation | undefined {
+  begin (session: TelemetrySession, classified: ClassifiedMessage, peer: NetworkPeer | undefined): ServerOperation | undefined {
     if (this.providers === undefined || !this.providers.mayRecord() || (classified.kind !== 'request' && classified.kind !== 'notification')) return undefined
     const tracer = this.providers.tracer()
     const instruments = this.providers.instruments()
@@ -74,7 +82,7 @@ export class Telemetry {
   }
 
   /** Records `mcp.server.session.duration` when the session closes (if a meter is active then). */
-  trackSession (session: Session, peer: NetworkPeer | undefined): void {
+  trackSession (session: TelemetrySession, peer: NetworkPeer | undefined): void {
     if (this.providers === undefined) return
     const opened = performance.now()
     if (!this.providers.mayRecord()) return

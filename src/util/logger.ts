@@ -7,3 +7,8 @@ import { pino, type Logger } from 'pino'
 export function createStderrLogger (level: string): Logger {
   return pino({ name: 'fastify-mcp-server', level }, pino.destination({ fd: 2, sync: true }))
 }
+
+/** Where operators see what clients must not: handler failures with their stacks. */
+export interface ErrorLogger {
+  error: (details: Record<string, unknown>, message: string) => void
+}

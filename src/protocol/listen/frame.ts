@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import type { JsonRpcId } from '../../jsonrpc/messages.js'
-import { stampSubscriptionId } from './subscription.js'
+import { isRecord } from '../../util/is-record.js'
+
+/** `_meta` key naming the listen stream a message belongs to; its value is the listen request's id. */
+export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId'
+
+/** Params with the subscription id merged into their `_meta` (what was there is kept). */
+export function stampSubscriptionId (params: Record<string, unknown> | undefined, id: JsonRpcId): Record<string, unknown> {
+  const meta = params?._meta
+  const base = isRecord(meta) ? meta : {}
+  return { ...params, _meta: { ...base, [SUBSCRIPTION_ID_META]: id } }
+}
 
 /**
  * Stands for the subscription id while a notification is serialized once for

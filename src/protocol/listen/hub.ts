@@ -17,6 +17,13 @@ export interface ListenLimits {
   maxResourceSubscriptions: number
 }
 
+/** Defaults of the `listen` options, in one place (the core falls back to them too). */
+export const LISTEN_DEFAULTS: Readonly<ListenLimits> = Object.freeze({
+  maxStreams: 10_000,
+  maxStreamsPerPrincipal: 16,
+  maxResourceSubscriptions: 100
+})
+
 /** SEP-2663's task status notification. */
 export const TASK_STATUS_METHOD = 'notifications/tasks'
 

@@ -1,6 +1,6 @@
 import { kAfterAnswer, type MethodHandler } from '../methods/types.js'
 import { honouredFilter, isEmptyFilter, parseListenFilter } from './filter.js'
-import { SUBSCRIPTION_ID_META } from './subscription.js'
+import { SUBSCRIPTION_ID_META } from './frame.js'
 import { clientDeclaresTasks, missingTasksCapability } from '../tasks/methods.js'
 import { ownerKey } from '../tasks/owner.js'
 

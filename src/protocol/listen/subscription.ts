@@ -1,19 +1,9 @@
 import type { JsonRpcId, JsonRpcMessage } from '../../jsonrpc/messages.js'
 import type { Session } from '../session.js'
 import type { ListenFilter } from './filter.js'
-import type { ListenFrame } from './frame.js'
-import { isRecord } from '../../util/is-record.js'
+import { stampSubscriptionId, SUBSCRIPTION_ID_META, type ListenFrame } from './frame.js'
 
-/** `_meta` key naming the listen stream a message belongs to; its value is the listen request's id. */
-export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId'
 export const ACKNOWLEDGED_METHOD = 'notifications/subscriptions/acknowledged'
-
-/** Params with the subscription id merged into their `_meta` (what was there is kept). */
-export function stampSubscriptionId (params: Record<string, unknown> | undefined, id: JsonRpcId): Record<string, unknown> {
-  const meta = params?._meta
-  const base = isRecord(meta) ? meta : {}
-  return { ...params, _meta: { ...base, [SUBSCRIPTION_ID_META]: id } }
-}
 
 /**
  * One open `subscriptions/listen` stream: the request that opened it (its id is

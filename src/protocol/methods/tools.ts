@@ -11,8 +11,9 @@ import type { TaskManager } from '../tasks/manager.js'
 import type { StoredTask } from '../tasks/types.js'
 import type { RequestContext } from '../request-context.js'
 import { TASKS_EXTENSION, taskFields } from '../tasks/types.js'
-import { errorMessage, optionalObject, requireString, type ErrorLogger, type MethodHandler } from './types.js'
+import { errorMessage, optionalObject, requireString, type MethodHandler } from './types.js'
 import { isRecord } from '../../util/is-record.js'
+import type { ErrorLogger } from '../../util/logger.js'
 
 export const listTools: MethodHandler = (params, { registry, session, server }) => {
   const version = session.protocolVersion as string

@@ -7,6 +7,8 @@ import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import { exceedsBytes, type ProtocolLimits } from '../limits.js'
 import type { RequestStateCodec } from '../modern/request-state.js'
 import type { ModernSettings } from '../modern/settings.js'
+import type { ErrorLogger } from '../../util/logger.js'
+import { isRecord } from '../../util/is-record.js'
 
 export interface ServerIdentity {
   name: string
@@ -15,11 +17,6 @@ export interface ServerIdentity {
   pageSize: number
   /** The 2026-07-28 leg: generations served, versions, serverInfo, caching. */
   modern: ModernSettings
-}
-
-/** Where operators see what clients must not: handler failures with their stacks. */
-export interface ErrorLogger {
-  error: (details: Record<string, unknown>, message: string) => void
 }
 
 /** What each method handler gets: the request's params and its surroundings. */
@@ -69,10 +66,8 @@ export function requireUri (params: Record<string, unknown>, key: string, limits
 export function optionalObject (params: Record<string, unknown>, key: string): Record<string, unknown> | undefined {
   const value = params[key]
   if (value === undefined) return undefined
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new McpError(ErrorCode.InvalidParams, `params.${key} must be an object`)
-  }
-  return value as Record<string, unknown>
+  if (!isRecord(value)) throw new McpError(ErrorCode.InvalidParams, `params.${key} must be an object`)
+  return value
 }
 
 export function errorMessage (error: unknown): string {

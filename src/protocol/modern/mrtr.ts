@@ -1,5 +1,6 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import type { MethodHandler } from '../methods/types.js'
+import type { InputAsker } from '../request-context.js'
 import { digest, requestDigest } from './canonical.js'
 import { MissingCapabilityError } from './errors.js'
 import { checkInputResponse } from './input-responses.js'
@@ -58,7 +59,7 @@ function refuse (error: Error): Promise<never> {
 const EMPTY_STATE: RequestStatePayload = { answers: new Map(), asked: new Map() }
 
 /** One run of a handler on a 2026-07-28 request: the answers it may use and the questions it leaves open. */
-export class InputRound {
+export class InputRound implements InputAsker {
   private readonly capabilities: Record<string, unknown>
   private readonly responses: ReadonlyMap<string, Record<string, unknown>>
   private readonly earlier: RequestStatePayload

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { TaskLimitError } from '../../errors.js'
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
-import type { ErrorLogger } from '../methods/types.js'
+import type { ErrorLogger } from '../../util/logger.js'
 import { TERMINAL_STATUSES, type StoredTask, type TaskInputRequest, type TaskLimits, type TaskPatch, type TaskStore } from './types.js'
 
 export interface TaskManagerOptions {

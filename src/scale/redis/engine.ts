@@ -1,19 +1,29 @@
 import { randomBytes } from 'node:crypto'
 import type { TaskStore } from '../../protocol/tasks/types.js'
-import type { ResolvedScaleOutOptions } from '../../schemas/scale.js'
 import { storedLifetimeMs } from '../lifetime.js'
 import type { ScaleLogger } from '../logger.js'
 import type { ScaleEngine } from '../ports.js'
 import { RedisBus } from './bus.js'
-import { connectRedis, type RedisPort } from './client.js'
+import { connectRedis, type RedisClientLike, type RedisPort } from './client.js'
 import { RedisEventStore } from './event-store.js'
 import { keysOf } from './keys.js'
 import { RedisSessionStore } from './session-store.js'
 import { RedisTaskStore } from './task-store.js'
 
+/** The `scaleOut` option as the engine reads it, defaults filled (schemas/scale.ts documents each). */
+export interface RedisEngineSettings {
+  readonly redis: string | RedisClientLike
+  readonly namespace: string
+  readonly instanceId?: string | undefined
+  readonly heartbeatMs: number
+  readonly redisTimeoutMs: number
+  readonly outboxLimit: number
+  readonly broadcastHistory: number
+}
+
 /** What the engine needs from the resolved options: `scaleOut` and the bounds of a session's events. */
 export interface ScaleEngineOptions {
-  scaleOut: ResolvedScaleOutOptions
+  scaleOut: RedisEngineSettings
   /** Events kept per session and per log (`eventStoreSize`). */
   eventStoreSize: number
   /** Bytes of events kept per session and per log (`eventStoreBytes`). */

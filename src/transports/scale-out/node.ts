@@ -11,6 +11,7 @@ import { storedLifetimeMs } from '../../scale/lifetime.js'
 import { ListChangeAnnouncer } from './list-announcer.js'
 import { SseStream } from '../http/sse-stream.js'
 import type { LiveStream } from '../streamable/event-ids.js'
+import { cancelOf } from '../../jsonrpc/cancel.js'
 
 /** Cancels kept for requests not arrived yet, and for how long (ms). */
 const EARLY_CANCELS = 1000
@@ -360,11 +361,9 @@ export class ScaleNode {
    * overtaken by a cancel POSTed here). True when kept: there is nothing else to do with it.
    */
   keepEarlyCancel (session: Session, classified: ClassifiedMessage): boolean {
-    if (classified.kind !== 'notification' || classified.message.method !== 'notifications/cancelled') return false
-    const requestId = classified.message.params?.requestId
-    if ((typeof requestId !== 'string' && typeof requestId !== 'number') || session.isHandling(requestId)) return false
-    const reason = classified.message.params?.reason
-    this.rememberCancel(session.id, requestId, typeof reason === 'string' ? reason.slice(0, 256) : 'cancelled by the client')
+    const cancel = cancelOf(classified)
+    if (cancel === undefined || session.isHandling(cancel.requestId)) return false
+    this.rememberCancel(session.id, cancel.requestId, cancel.reason)
     return true
   }
 

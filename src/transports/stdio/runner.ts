@@ -8,6 +8,7 @@ import { admitRequest } from '../../protocol/modern/ladder.js'
 import { hasModernClaim } from '../../protocol/modern/meta.js'
 import { openModernSession } from '../../protocol/modern/session.js'
 import { Session, type SessionChannel } from '../../protocol/session.js'
+import { cancelOf } from '../../jsonrpc/cancel.js'
 
 export interface StdioRunnerOptions {
   input: Readable
@@ -166,11 +167,8 @@ export class StdioRunner {
    */
   private async dispatchModern (classified: ClassifiedMessage): Promise<void> {
     if (classified.kind === 'notification') {
-      const { method, params } = classified.message
-      const requestId = params?.requestId
-      if (method === 'notifications/cancelled' && (typeof requestId === 'string' || typeof requestId === 'number')) {
-        this.modernRequests.get(requestId)?.cancelRequest(requestId, typeof params?.reason === 'string' ? params.reason.slice(0, 256) : 'cancelled by the client')
-      }
+      const cancel = cancelOf(classified)
+      if (cancel !== undefined) this.modernRequests.get(cancel.requestId)?.cancelRequest(cancel.requestId, cancel.reason)
       return
     }
     if (classified.kind === 'invalid') {

@@ -27,6 +27,7 @@ import { StreamableChannel, type StreamEnv } from './channel.js'
 import { recordOf, type ScaledEntry } from '../scale-out/node.js'
 import { clientOf } from '../http/session-limits.js'
 import { SCALED_EVENT_ID, STREAM0_EVENT_ID } from './event-ids.js'
+import { cancelOf } from '../../jsonrpc/cancel.js'
 
 /** Requests whose effect on the session other instances must see (`changed`). */
 const SYNCED_METHODS = new Set(['logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'])
@@ -415,11 +416,10 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
       await scale.engine.bus.send(owner, { type: 'response', session: session.id, json: JSON.stringify(classified.message) }, { forRequest: true })
       return true
     }
-    if (classified.kind === 'notification' && classified.message.method === 'notifications/cancelled') {
-      const requestId = classified.message.params?.requestId
-      if ((typeof requestId !== 'string' && typeof requestId !== 'number') || session.isHandling(requestId)) return false
-      const reason = classified.message.params?.reason
-      await scale.engine.bus.control({ type: 'cancel', session: session.id, requestId, reason: typeof reason === 'string' ? reason.slice(0, 256) : 'cancelled by the client' }, { forRequest: true })
+    const cancel = cancelOf(classified)
+    if (cancel !== undefined) {
+      if (session.isHandling(cancel.requestId)) return false
+      await scale.engine.bus.control({ type: 'cancel', session: session.id, ...cancel }, { forRequest: true })
       return true
     }
     return false
