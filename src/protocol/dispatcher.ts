@@ -1,13 +1,8 @@
 import { failure, success, type ClassifiedMessage, type JsonRpcFailure, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from '../jsonrpc/messages.js'
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
-import { complete } from './methods/completion.js'
-import { initialize, ping, setLevel } from './methods/lifecycle.js'
-import { getPrompt, listPrompts } from './methods/prompts.js'
-import { listResources, listResourceTemplates, readResource, subscribe, unsubscribe } from './methods/resources.js'
-import { callTool, listTools } from './methods/tools.js'
-import { kAfterAnswer, type MethodEnv, type MethodHandler, type ServerIdentity } from './methods/types.js'
+import { LEGACY_METHODS, MODERN_METHODS, methodsWith } from './methods/table.js'
+import { kAfterAnswer, type MethodEnv, type ServerIdentity } from './methods/types.js'
 import { resolveLimits, type ProtocolLimits } from './limits.js'
-import { MODERN_METHODS } from './modern/methods.js'
 import { InputRequiredError } from './modern/mrtr.js'
 import { RequestStateCodec, type RequestStateOptions } from './modern/request-state.js'
 import { shapeModernResult } from './modern/shaping.js'
@@ -21,24 +16,8 @@ import type { NetworkPeer, ServerOperation, Telemetry } from '../telemetry/index
 import type { ErrorLogger } from '../util/logger.js'
 import { cancelOf } from '../jsonrpc/cancel.js'
 
-const METHODS = new Map<string, MethodHandler>([
-  ['initialize', initialize],
-  ['ping', ping],
-  ['logging/setLevel', setLevel],
-  ['tools/list', listTools],
-  ['tools/call', callTool],
-  ['resources/list', listResources],
-  ['resources/templates/list', listResourceTemplates],
-  ['resources/read', readResource],
-  ['resources/subscribe', subscribe],
-  ['resources/unsubscribe', unsubscribe],
-  ['prompts/list', listPrompts],
-  ['prompts/get', getPrompt],
-  ['completion/complete', complete]
-])
-
 /** Methods a client may call before `initialize` has been answered. */
-const BEFORE_INITIALIZE = new Set(['initialize', 'ping'])
+const BEFORE_INITIALIZE = methodsWith('beforeInitialize')
 
 export interface DispatcherOptions extends ServerIdentity, Partial<ProtocolLimits> {
   requestTimeoutMs: number
@@ -115,7 +94,7 @@ export class Dispatcher {
   private async handleRequest (session: Session, request: JsonRpcRequest, principal: Principal | undefined, operation: ServerOperation | undefined): Promise<void> {
     // A modern session was admitted by the ladder (protocol/modern/ladder.ts) and is ready by construction.
     const modern = session.era === 'modern'
-    const method = (modern ? MODERN_METHODS : METHODS).get(request.method)
+    const method = (modern ? MODERN_METHODS : LEGACY_METHODS).get(request.method)
     if (method === undefined) {
       this.refuse(session, request.id, failure(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method.slice(0, 128)}`), operation)
       return

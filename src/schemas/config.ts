@@ -1,7 +1,7 @@
 import { Type, type Static, type TUnsafe } from '@sinclair/typebox'
 import { DEFAULT_LIMITS } from '../protocol/limits.js'
 import { LISTEN_DEFAULTS } from '../protocol/listen/hub.js'
-import type { CacheableMethod } from '../protocol/modern/caching.js'
+import type { CacheableMethod } from '../protocol/methods/table.js'
 import { REQUEST_STATE_DEFAULTS } from '../protocol/modern/request-state.js'
 import { TASK_DEFAULTS, type TaskStore } from '../protocol/tasks/types.js'
 import type { EventStore } from '../scale/memory/event-store.js'

@@ -5,7 +5,7 @@ import { clientDeclaresTasks, missingTasksCapability } from '../tasks/methods.js
 import { ownerKey } from '../tasks/owner.js'
 
 /**
- * `subscriptions/listen` (MCP 2026-07-28 only: listed in `modern/methods.ts`): a request that stays open. The
+ * `subscriptions/listen` (MCP 2026-07-28 only: see `methods/table.ts`): a request that stays open. The
  * acknowledgement goes out first, then the changes its filter asked for, each
  * stamped with the subscription id (the request id). With the Tasks extension
  * the filter may list `taskIds`: the caller's own tasks among them get

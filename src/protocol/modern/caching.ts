@@ -1,7 +1,3 @@
-/** The methods whose 2026-07-28 results carry caching hints (`server/utilities/caching.mdx`). */
-export const CACHEABLE_METHODS = ['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'] as const
-export type CacheableMethod = (typeof CACHEABLE_METHODS)[number]
-
 export type CacheScope = 'public' | 'private'
 
 /** The caching fields of one method's results. */
@@ -10,20 +6,32 @@ export interface CacheFields {
   cacheScope: CacheScope
 }
 
-/** The `cache` option: defaults for every cacheable method, and per-method overrides. */
+/**
+ * The `cache` option: defaults for every cacheable method, and per-method overrides. Which methods
+ * are cacheable is the method table's to say (`methods/table.ts`); the option's schema takes those
+ * as the keys of `methods`.
+ */
 export interface CacheSettings {
   ttlMs?: number
   scope?: CacheScope
-  methods?: Partial<Record<CacheableMethod, { ttlMs?: number, scope?: CacheScope } | undefined>>
+  methods?: Readonly<Record<string, { ttlMs?: number, scope?: CacheScope } | undefined>>
 }
 
-/** Resolves the option once into the fields each cacheable method's results get. */
-export function cacheTable (settings: CacheSettings | undefined): ReadonlyMap<string, CacheFields> {
-  const table = new Map<string, CacheFields>()
-  for (const method of CACHEABLE_METHODS) {
-    const own = settings?.methods?.[method]
+/** The `cache` option resolved once into the fields a cacheable method's results get. */
+export class CacheHints {
+  private readonly defaults: CacheFields
+  private readonly overrides = new Map<string, CacheFields>()
+
+  constructor (settings: CacheSettings | undefined) {
     // A private default is the safe one: a shared cache must never serve one caller's data to another.
-    table.set(method, Object.freeze({ ttlMs: own?.ttlMs ?? settings?.ttlMs ?? 0, cacheScope: own?.scope ?? settings?.scope ?? 'private' }))
+    this.defaults = Object.freeze({ ttlMs: settings?.ttlMs ?? 0, cacheScope: settings?.scope ?? 'private' })
+    for (const [method, own] of Object.entries(settings?.methods ?? {})) {
+      if (own !== undefined) this.overrides.set(method, Object.freeze({ ttlMs: own.ttlMs ?? this.defaults.ttlMs, cacheScope: own.scope ?? this.defaults.cacheScope }))
+    }
   }
-  return table
+
+  /** The fields of `method`'s results; asked only for a method the method table marks cacheable. */
+  of (method: string): CacheFields {
+    return this.overrides.get(method) ?? this.defaults
+  }
 }

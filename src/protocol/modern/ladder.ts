@@ -2,7 +2,7 @@ import { type JsonRpcRequest } from '../../jsonrpc/messages.js'
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import { unsupportedVersion } from './errors.js'
 import { readModernMeta, type ModernMeta } from './meta.js'
-import { MODERN_METHODS } from './methods.js'
+import { MODERN_METHODS } from '../methods/table.js'
 import type { ModernSettings } from './settings.js'
 
 /**

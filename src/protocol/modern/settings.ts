@@ -1,5 +1,5 @@
 import { PROTOCOL_VERSIONS } from '../../jsonrpc/versions.js'
-import { cacheTable, type CacheFields, type CacheSettings } from './caching.js'
+import { CacheHints, type CacheSettings } from './caching.js'
 import { MODERN_VERSIONS, type ProtocolGeneration } from './meta.js'
 
 /** Everything the modern leg needs from the options, computed once per server. */
@@ -12,8 +12,8 @@ export interface ModernSettings {
   readonly supportedVersions: readonly string[]
   /** `_meta["io.modelcontextprotocol/serverInfo"]` of every modern result; one frozen object. */
   readonly serverInfo: Readonly<{ name: string, version: string }>
-  /** `ttlMs` / `cacheScope` per cacheable method. */
-  readonly cache: ReadonlyMap<string, CacheFields>
+  /** `ttlMs` / `cacheScope` of the cacheable methods' results. */
+  readonly cache: CacheHints
 }
 
 export interface ModernOptions {
@@ -33,6 +33,6 @@ export function modernSettings (options: ModernOptions): ModernSettings {
     modernVersions,
     supportedVersions: Object.freeze([...modernVersions, ...legacyVersions]),
     serverInfo: Object.freeze({ name: options.name, version: options.version }),
-    cache: cacheTable(options.cache)
+    cache: new CacheHints(options.cache)
   })
 }

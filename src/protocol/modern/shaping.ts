@@ -1,5 +1,8 @@
+import { methodsWith } from '../methods/table.js'
 import { META_SERVER_INFO } from './meta.js'
 import type { ModernSettings } from './settings.js'
+
+const CACHEABLE = methodsWith('cacheable')
 
 // One `_meta` object for every result that brings none of its own: frozen, shared, serialized as is.
 const sharedMeta = new WeakMap<ModernSettings, Readonly<Record<string, unknown>>>()
@@ -31,9 +34,8 @@ export function shapeModernResult (method: string, result: Record<string, unknow
   result._meta = typeof ownMeta === 'object' && ownMeta !== null && !Array.isArray(ownMeta)
     ? { ...ownMeta, [META_SERVER_INFO]: settings.serverInfo }
     : metaOf(settings)
-  if (result.resultType !== 'complete') return result
-  const cache = settings.cache.get(method)
-  if (cache === undefined) return result
+  if (result.resultType !== 'complete' || !CACHEABLE.has(method)) return result
+  const cache = settings.cache.of(method)
   if (!(Number.isInteger(result.ttlMs) && (result.ttlMs as number) >= 0)) result.ttlMs = cache.ttlMs
   if (result.cacheScope !== 'public' && result.cacheScope !== 'private') result.cacheScope = cache.cacheScope
   return result

@@ -26,7 +26,7 @@ export function missingTasksCapability (what: string): McpError {
 
 /**
  * The gate of the three task methods, which only 2026-07-28 requests reach
- * (`modern/methods.ts`): -32021 unless the request's client declared the extension.
+ * (`methods/table.ts`): -32021 unless the request's client declared the extension.
  */
 function guard (method: string, session: Session): void {
   if (!clientDeclaresTasks(session)) throw missingTasksCapability(method)

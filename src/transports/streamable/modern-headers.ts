@@ -4,6 +4,7 @@ import { headerMismatch } from '../../protocol/modern/errors.js'
 import type { MirroredParam } from '../../protocol/modern/mcp-header.js'
 import type { ModernMeta } from '../../protocol/modern/meta.js'
 import type { Registry } from '../../protocol/registry.js'
+import { MCP_NAME_FROM } from '../../protocol/methods/table.js'
 
 // The second rung of the 2026-07-28 ladder, HTTP only (SEP-2243,
 // `basic/transports/streamable-http.mdx`, Request Metadata): headers that
@@ -11,16 +12,8 @@ import type { Registry } from '../../protocol/registry.js'
 // header never sees another request than the server executes. Every failure
 // is -32020 HeaderMismatch (HTTP 400).
 
-/** Where `Mcp-Name` comes from, per method. */
-const NAME_SOURCE: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  // SEP-2663: task methods name their task, so a balancer can route to the instance running it.
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId'
-}
+/** Where `Mcp-Name` comes from, per method (the method table's `mcpNameFrom`). */
+const NAME_SOURCE = MCP_NAME_FROM
 
 const BASE64_SENTINEL = /^=\?base64\?(.*)\?=$/s
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/

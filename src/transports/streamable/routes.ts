@@ -12,6 +12,7 @@ import { headerMismatch } from '../../protocol/modern/errors.js'
 import { admit, readMeta } from '../../protocol/modern/ladder.js'
 import { MODERN_VERSIONS, hasModernClaim } from '../../protocol/modern/meta.js'
 import { openModernSession } from '../../protocol/modern/session.js'
+import { methodsWith } from '../../protocol/methods/table.js'
 import { samePrincipal } from '../../protocol/principal.js'
 import { Session } from '../../protocol/session.js'
 import type { ResolvedPluginOptions } from '../../schemas/resolve.js'
@@ -30,7 +31,7 @@ import { SCALED_EVENT_ID, STREAM0_EVENT_ID } from './event-ids.js'
 import { cancelOf } from '../../jsonrpc/cancel.js'
 
 /** Requests whose effect on the session other instances must see (`changed`). */
-const SYNCED_METHODS = new Set(['logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'])
+const SYNCED_METHODS = methodsWith('syncedAcrossInstances')
 
 /** The version a stateless request speaks when it names none (MCP: assume 2025-03-26). */
 const STATELESS_DEFAULT_VERSION = '2025-03-26'
