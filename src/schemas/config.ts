@@ -7,6 +7,7 @@ import { TASK_DEFAULTS, type TaskStore } from '../protocol/tasks/types.js'
 import type { EventStore } from '../scale/memory/event-store.js'
 import { JWT_ALGORITHMS } from '../auth/algorithms.js'
 import { ScaleOutOptionsSchema } from './scale.js'
+import { MAX_TIMER_MS } from '../util/timers.js'
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api'
 
 // The schemas state shape, type, range and default. Checks that span several fields or that need a
@@ -265,8 +266,6 @@ export type CacheOptions = Static<typeof CacheOptionsSchema>
 
 /** `modern` = MCP 2026-07-28 (stateless, per-request `_meta`); `legacy` = 2025-11-25 and older (`initialize`, sessions). */
 export const ProtocolGenerationSchema = Type.Union([Type.Literal('modern'), Type.Literal('legacy')])
-/** Longest TTL a timer can wait for (2^31-1 ms, about 24.8 days); Node fires longer ones at once. */
-const MAX_TIMER_MS = 2_147_483_647
 
 export const TasksOptionsSchema = Type.Object({
   /**

@@ -1,5 +1,6 @@
 import { Type, type Static, type TUnsafe } from '@sinclair/typebox'
 import type { RedisClientLike } from '../scale/redis/client.js'
+import { INSTANCE_ID_SOURCE } from '../util/ids.js'
 
 /** Defaults of `scaleOut`, in one place (the engine reads them from the resolved options). */
 export const SCALE_OUT_DEFAULTS = Object.freeze({
@@ -13,7 +14,7 @@ export const SCALE_OUT_DEFAULTS = Object.freeze({
 /** A key prefix: plain characters, so keys stay readable in `redis-cli` and need no escaping. */
 export const NAMESPACE_PATTERN = '^[A-Za-z0-9_.:-]{1,64}$'
 /** Instance ids go into event ids and request ids (`s.{instance}.{n}`): letters, digits and `-`. */
-export const INSTANCE_ID_PATTERN = '^[A-Za-z0-9-]{1,64}$'
+export const INSTANCE_ID_PATTERN = `^${INSTANCE_ID_SOURCE}$`
 
 /**
  * Several instances of one server behind a load balancer, sharing sessions, event logs, tasks and
