@@ -4,10 +4,7 @@ import type { ResolvedPluginOptions } from '../schemas/resolve.js'
 import { RETRY_AFTER_SECONDS } from '../util/retry-after.js'
 import { invalidRequest, invalidToken, missingCredential, type AuthFailure } from './errors.js'
 
-/**
- * The resolved `auth` option as the transports hold it (deep-readonly, defaults filled in).
- * A mutable `ResolvedAuthOptions` is accepted too.
- */
+/** The resolved `auth` option as the transports hold it (deep-readonly, defaults filled in). */
 export type AuthConfig = NonNullable<ResolvedPluginOptions['auth']>
 /** The options of one auth method. */
 export type AuthMethodOptions<T extends AuthConfig['type']> = Extract<AuthConfig, { type: T }>['options']
