@@ -16,13 +16,17 @@ export type { Static, TSchema } from '@sinclair/typebox'
 
 // Options: what `new MCPServer(options)` and `register(mcp, options)` accept, and their schemas
 // (TypeBox, i.e. JSON Schema) for validating a configuration file before starting.
-export { ServerOptionsSchema, PluginOptionsSchema } from './schemas/config.js'
-export type {
-  ServerOptions, PluginOptions, TransportOptions, HttpTransportOptions, CorsOptions,
-  AuthOptions, JwtAuthOptions, ApiKeyAuthOptions, OAuthAuthOptions, JwtAlgorithm, CacheOptions, CacheHint, TelemetryOptions
-} from './schemas/config.js'
+export { ServerOptionsSchema } from './schemas/server.js'
+export { PluginOptionsSchema } from './schemas/plugin.js'
+export type { ServerOptions, TransportOptions } from './schemas/server.js'
+export type { PluginOptions } from './schemas/plugin.js'
+export type { HttpTransportOptions, CorsOptions } from './schemas/http.js'
+export type { AuthOptions, JwtAuthOptions, ApiKeyAuthOptions, OAuthAuthOptions } from './schemas/auth.js'
+export type { JwtAlgorithm } from './auth/algorithms.js'
+export type { CacheOptions, CacheHint } from './schemas/cache.js'
+export type { TelemetryOptions } from './schemas/telemetry.js'
 // Scale-out (several instances on Redis): its options, and the shape of an ioredis client it accepts.
-export type { ScaleOutOptions } from './schemas/scale.js'
+export type { ScaleOutOptions } from './schemas/scale-out.js'
 export type { RedisClientLike } from './scale/redis/client.js'
 export type { EventReplay, EventStore, StoredEvent } from './scale/memory/event-store.js'
 export type { ResolvedServerOptions, InvalidOptions, OptionsProblem } from './schemas/resolve.js'

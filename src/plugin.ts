@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import { mountMcp, startScaleOut } from './transports/http/mount.js'
 import { McpCore, type MCPRegistryApi } from './protocol/core.js'
 import type { Principal } from './protocol/principal.js'
-import type { PluginOptions } from './schemas/config.js'
+import type { PluginOptions } from './schemas/plugin.js'
 import { resolvePluginOptions } from './schemas/resolve.js'
 
 // Here, in a module the package root imports, so that the augmentation reaches users' types too.

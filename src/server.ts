@@ -10,7 +10,7 @@ import type {
 } from './protocol/definitions.js'
 import type { Registration } from './protocol/registry.js'
 import { mountMcp, startScaleOut } from './transports/http/mount.js'
-import type { ServerOptions } from './schemas/config.js'
+import type { ServerOptions } from './schemas/server.js'
 import { pluginOptionsOf, resolveServerOptions, type ResolvedAuthOptions, type ResolvedServerOptions } from './schemas/resolve.js'
 import { TaskStoreSlot } from './scale/task-store-slot.js'
 import { StdioRunner } from './transports/stdio/runner.js'

@@ -1,7 +1,7 @@
 import type { Principal } from '../protocol/principal.js'
 import { invalidToken, isAuthFailure, unavailable, type AuthFailure } from './errors.js'
 import { fetchJson, PeerError } from './fetch.js'
-import { audienceMatches } from './strategy.js'
+import { audienceMatches, CLOCK_TOLERANCE_MS } from './strategy.js'
 import { TokenCache } from './token-cache.js'
 
 // RFC 7662 token introspection, for opaque access tokens. Every answer costs the authorization
@@ -12,7 +12,6 @@ import { TokenCache } from './token-cache.js'
 const ACTIVE_MAX_MS = 5 * 60_000
 const ACTIVE_NO_EXP_MS = 60_000
 const INACTIVE_MS = 5_000
-const CLOCK_TOLERANCE_MS = 5_000
 const MAX_INTROSPECTION_BYTES = 64 * 1024
 /**
  * Introspection calls in flight at once. Made-up opaque tokens each cost a call (nothing about

@@ -9,7 +9,7 @@ import { JwksKeys } from './jwks.js'
 import { decodeHeader } from './jose.js'
 import { verifyJwt } from './jwt.js'
 import {
-  bearerToken, cacheUntil, errorParams, param, principalFromClaims, VERIFIED_TOKEN_CACHE_SIZE, type AuthMethodOptions, type Strategy
+  bearerToken, cacheUntil, CLOCK_TOLERANCE_MS, errorParams, param, principalFromClaims, VERIFIED_TOKEN_CACHE_SIZE, type AuthMethodOptions, type Strategy
 } from './strategy.js'
 import { TokenCache } from './token-cache.js'
 
@@ -20,7 +20,6 @@ export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource'
 
 /** OAuth options have no token size option: tokens over this many bytes are refused unread. */
 const MAX_TOKEN_BYTES = 8192
-const CLOCK_TOLERANCE_MS = 5000
 /** When discovery is redone, in ms: metadata older than `maxAgeMs`, at most once per `retryMs`. */
 export interface MetadataTiming {
   maxAgeMs: number

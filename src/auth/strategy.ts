@@ -1,12 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { Principal } from '../protocol/principal.js'
 import type { ResolvedPluginOptions } from '../schemas/resolve.js'
+import { RETRY_AFTER_SECONDS } from '../util/retry-after.js'
 import { invalidRequest, invalidToken, missingCredential, type AuthFailure } from './errors.js'
 
-/**
- * The resolved `auth` option as the transports hold it (deep-readonly, defaults filled in).
- * A mutable `ResolvedAuthOptions` is accepted too.
- */
+/** The resolved `auth` option as the transports hold it (deep-readonly, defaults filled in). */
 export type AuthConfig = NonNullable<ResolvedPluginOptions['auth']>
 /** The options of one auth method. */
 export type AuthMethodOptions<T extends AuthConfig['type']> = Extract<AuthConfig, { type: T }>['options']
@@ -33,6 +31,8 @@ export const VERIFIED_TOKEN_CACHE_SIZE = 10_000
  * later: bounds how long a token signed by a key the issuer has since withdrawn keeps working.
  */
 export const VERIFIED_TOKEN_MAX_CACHE_MS = 5 * 60_000
+/** Clock skew allowed on the `exp` and `nbf` of OAuth access tokens (JWT or introspected), in ms. */
+export const CLOCK_TOLERANCE_MS = 5_000
 
 // RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/
@@ -130,7 +130,7 @@ export function errorParams (failure: AuthFailure): string[] {
  */
 export function sendAuthFailure (reply: FastifyReply, failure: AuthFailure, challenge: string): FastifyReply {
   reply.code(failure.statusCode).header('cache-control', 'no-store')
-  if (failure.statusCode === 503) reply.header('retry-after', '5')
+  if (failure.statusCode === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS))
   else reply.header('www-authenticate', challenge)
   return reply.send({ error: failure.oauthError, error_description: failure.message })
 }

@@ -3,7 +3,7 @@
 // by the real listener, and a boot that fails when the authorization server cannot be found.
 import t, { type Test } from 'tap'
 import { MCPServer, Type } from '../../src/index.js'
-import type { AuthOptions } from '../../src/schemas/config.js'
+import type { AuthOptions } from '../../src/schemas/auth.js'
 import { connectSse } from '../helpers/clients.js'
 import { bearer } from '../helpers/auth-app.js'
 import { nowSeconds, signHmac } from '../helpers/auth-keys.js'

@@ -2,7 +2,7 @@
 // discovery, JWT access tokens checked against the discovered key set, opaque tokens introspected
 // (RFC 7662) and cached, scopes, RFC 9728 metadata and challenges.
 import t from 'tap'
-import type { OAuthAuthOptions } from '../../src/schemas/config.js'
+import type { OAuthAuthOptions } from '../../src/schemas/auth.js'
 import { assertRefused, bearer, guardApp } from '../helpers/auth-app.js'
 import { MCP_RESOURCE, OTHER_RESOURCE, SERVER_CLIENT_ID, SERVER_CLIENT_SECRET, startAuthorizationServer } from '../fixtures/auth-oidc.js'
 

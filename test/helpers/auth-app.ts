@@ -3,7 +3,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type LightMyRequestResponse } from 'fastify'
 import type { Test } from 'tap'
 import { createAuthGuard, type AuthGuard } from '../../src/auth/index.js'
-import type { AuthOptions } from '../../src/schemas/config.js'
+import type { AuthOptions } from '../../src/schemas/auth.js'
 import { resolvePluginOptions } from '../../src/schemas/resolve.js'
 
 export const ENDPOINTS = ['/sse', '/messages'] as const

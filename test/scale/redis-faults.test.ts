@@ -8,7 +8,7 @@ import t, { type Test } from 'tap'
 import type { ScaleLogger } from '../../src/scale/logger.js'
 import { createScaleEngine, type RedisScaleEngine } from '../../src/scale/redis/engine.js'
 import type { DirectMessage } from '../../src/scale/ports.js'
-import { SCALE_OUT_DEFAULTS } from '../../src/schemas/scale.js'
+import { SCALE_OUT_DEFAULTS } from '../../src/schemas/scale-out.js'
 import { redisTest, startRedis, type RedisServer } from '../helpers/redis-server.js'
 import { record, sleep, until } from '../helpers/scale-contract.js'
 

@@ -50,7 +50,7 @@ export interface RequestStateOptions {
   maxBytes?: number | undefined
 }
 
-/** Defaults of the `requestState` option (the schema in src/schemas/config.ts uses these). */
+/** Defaults of the `requestState` option (the schema in src/schemas/request-state.ts uses these). */
 export const REQUEST_STATE_DEFAULTS = { ttlMs: 600_000, maxBytes: 65_536 } as const
 
 const VERSION = '1'

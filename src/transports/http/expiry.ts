@@ -1,7 +1,5 @@
 import type { ServerResponse } from 'node:http'
-
-/** Longest delay Node's timers honour (ms); a longer one would fire at once. */
-export const MAX_TIMER_MS = 2 ** 31 - 1
+import { MAX_TIMER_MS } from '../../util/timers.js'
 
 /**
  * Ends a stream opened with a credential when that credential stops being valid: `res` is ended

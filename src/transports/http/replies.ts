@@ -3,9 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { BodyTooLargeError, ParseError, UnsupportedMediaTypeError } from '../../errors.js'
 import { failure } from '../../jsonrpc/messages.js'
 import { ErrorCode } from '../../jsonrpc/errors.js'
-
-/** Seconds a client is asked to wait before retrying when the server, or its share of it, is full. */
-export const RETRY_AFTER_SECONDS = 5
+import { RETRY_AFTER_SECONDS } from '../../util/retry-after.js'
 
 /** A transport failure: HTTP status, JSON-RPC code and a message that never echoes the request. */
 export interface TransportError {

@@ -4,7 +4,7 @@ import { AtCapacityError, SessionQuotaError } from '../../errors.js'
 import type { McpCore } from '../../protocol/core.js'
 import { principalKey } from '../../protocol/principal.js'
 import type { Session } from '../../protocol/session.js'
-import { MAX_TIMER_MS } from './expiry.js'
+import { MAX_TIMER_MS } from '../../util/timers.js'
 
 export interface SessionLimitsOptions {
   /** Sessions open at once, all clients together. */

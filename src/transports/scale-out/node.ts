@@ -10,6 +10,7 @@ import type { ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleEngin
 import { storedLifetimeMs } from '../../scale/lifetime.js'
 import { ListChangeAnnouncer } from './list-announcer.js'
 import { SseStream } from '../http/sse-stream.js'
+import { INSTANCE_ID_SOURCE } from '../../util/ids.js'
 import type { LiveStream } from '../streamable/event-ids.js'
 import { cancelOf } from '../../jsonrpc/cancel.js'
 
@@ -34,7 +35,7 @@ function isResponse (json: string): boolean {
 }
 
 /** Server-request ids name their instance, so a reply landing anywhere finds the waiting one. */
-const SERVER_REQUEST_ID = /^s\.([A-Za-z0-9-]{1,64})\.\d{1,15}$/
+const SERVER_REQUEST_ID = new RegExp(`^s\\.(${INSTANCE_ID_SOURCE})\\.\\d{1,15}$`)
 
 /** A request stream of another instance that a client resumed here. */
 interface Attachment {

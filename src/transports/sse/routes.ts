@@ -12,9 +12,7 @@ import type { ResolvedPluginOptions } from '../../schemas/resolve.js'
 import type { HttpKit } from '../http/kit.js'
 import { recordOf, type ScaledEntry } from '../scale-out/node.js'
 import { SseStream, messageFrame } from '../http/sse-stream.js'
-
-/** Session ids are UUIDs; anything much longer is not worth a map lookup. */
-const MAX_SESSION_ID_LENGTH = 128
+import { MAX_SESSION_ID_LENGTH } from '../../util/ids.js'
 
 /**
  * The legacy HTTP+SSE transport (MCP 2024-11-05): `GET <endpoint>` opens an

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http'
 import type { JsonRpcId, JsonRpcMessage } from '../../jsonrpc/messages.js'
 import type { EventReplay, EventStore, StoredEvent } from '../../scale/memory/event-store.js'
 import type { StreamSet } from '../http/sse-stream.js'
+import { INSTANCE_ID_SOURCE } from '../../util/ids.js'
 
 // The shapes of Streamable HTTP's per-session state and the small rules about
 // them; the routing itself is StreamableChannel (streamable-channel.ts).
@@ -14,7 +15,7 @@ export const PRIMING_SINCE = '2025-11-25'
 export const STANDALONE = '0'
 export const EVENT_ID = /^(\d{1,15})_\d{1,15}$/
 /** Scale-out: a request stream's event id names its executor (`{instance}.{k}_{n}`). */
-export const SCALED_EVENT_ID = /^(([A-Za-z0-9-]{1,64})\.\d{1,15})_\d{1,15}$/
+export const SCALED_EVENT_ID = new RegExp(`^((${INSTANCE_ID_SOURCE})\\.\\d{1,15})_\\d{1,15}$`)
 /** Scale-out: a stream-0 event id, `0_{s}_{b}` (log and fan-out positions), `.p` for priming. */
 export const STREAM0_EVENT_ID = /^0_(\d{1,20}(?:-\d{1,20})?)_(\d{1,20}(?:-\d{1,20})?)(?:\.p)?$/
 

@@ -1,9 +1,8 @@
 import type { FastifyRequest } from 'fastify'
 import { InvalidMessageError, MissingSessionError, NotAcceptableError, UnsupportedProtocolVersionError } from '../../errors.js'
 import { isSupportedVersion } from '../../jsonrpc/versions.js'
+import { MAX_SESSION_ID_LENGTH } from '../../util/ids.js'
 
-/** Session ids are UUIDs; anything much longer is not worth a map lookup. */
-const MAX_SESSION_ID_LENGTH = 128
 /** Our event ids are short (`<stream>_<n>`); a longer Last-Event-ID is not one of them. */
 const MAX_EVENT_ID_LENGTH = 64
 

@@ -1,0 +1,173 @@
+import { Type, type Static } from '@sinclair/typebox'
+import type { EventStore } from '../scale/memory/event-store.js'
+import { isRecord } from '../util/is-record.js'
+import { LIVE, liveObject, type LiveObject } from './engine/live.js'
+import { join, type Add } from './engine/problems.js'
+import { Defaulted, Live, MiB, strict } from './engine/schema.js'
+import { AuthOptionsSchema, authRules } from './auth.js'
+import { ScaleOutOptionsSchema, scaleOutRules } from './scale-out.js'
+
+// The HTTP options: the routes, CORS, limits and timeouts shared by the plugin and the standalone
+// server's `sse` transport, and the listener that only the standalone server has.
+
+/** An absolute request path without query or fragment. */
+const ENDPOINT_PATTERN = '^/[^?#]*$'
+/** `*` or a browser origin: `scheme://host[:port]`, no path, no trailing slash. */
+const ORIGIN_PATTERN = '^(\\*|[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\\s]+)$'
+export const HTTP_PATTERN_WORDS = {
+  [ENDPOINT_PATTERN]: 'a path starting with "/"',
+  [ORIGIN_PATTERN]: '"*" or an origin (scheme://host[:port])'
+}
+
+const CorsOptionsSchema = Type.Object({
+  /**
+   * Origins allowed to call the MCP endpoints from a browser, each `*` or `scheme://host[:port]`
+   * (for example `https://app.example.com`). An empty list allows no cross-origin caller.
+   * `*` is refused when `auth` is configured.
+   */
+  allowOrigins: Type.Array(Type.String({ pattern: ORIGIN_PATTERN }))
+}, strict)
+export type CorsOptions = Static<typeof CorsOptionsSchema>
+
+// Options of the HTTP routes, shared by the standalone SSE transport and the Fastify plugin.
+export const httpRouteProperties = {
+  /** Path of the SSE event stream (GET). Default `/sse`. */
+  endpoint: Defaulted(Type.String({ pattern: ENDPOINT_PATTERN, default: '/sse' })),
+  /** Path where SSE clients POST their messages. Default `/messages`. */
+  messageEndpoint: Defaulted(Type.String({ pattern: ENDPOINT_PATTERN, default: '/messages' })),
+  /** Path of the Streamable HTTP endpoint (GET, POST, DELETE); `false` disables it. Default `/mcp`. */
+  streamableEndpoint: Defaulted(Type.Union(
+    [Type.String({ pattern: ENDPOINT_PATTERN }), Type.Literal(false)], { default: '/mcp' })),
+  /** CORS for browser clients. Unset = no CORS headers (same-origin only). */
+  cors: Type.Optional(CorsOptionsSchema),
+  /** Authentication of every MCP route. Unset = no authentication. */
+  auth: Type.Optional(AuthOptionsSchema),
+  /**
+   * Host header values accepted besides the loopback names (`localhost`, `[::1]`, `127.x.y.z`)
+   * while bound to loopback; protects against DNS rebinding. Default: none.
+   */
+  allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  /** Largest request body accepted, in bytes. Default 4 MiB (4194304). */
+  bodyLimit: Defaulted(Type.Integer({ minimum: 1024, default: 4 * MiB })),
+  /** Concurrent sessions; further connections get 503 with Retry-After. Default 10000. */
+  maxSessions: Defaulted(Type.Integer({ minimum: 1, default: 10000 })),
+  /**
+   * Concurrent sessions of one client, so that no client can take every slot: with `auth` a
+   * client is its identity (method, issuer, subject); without, its remote address (`request.ip`,
+   * so set Fastify's `trustProxy` behind a proxy; IPv6 by /64 prefix). Further sessions get 429
+   * with Retry-After. In `stateless` mode every request in flight is a session. Default 100.
+   */
+  maxSessionsPerClient: Defaulted(Type.Integer({ minimum: 1, default: 100 })),
+  /**
+   * A new session is closed unless its client completes initialization within this many
+   * milliseconds: legacy SSE, `initialize` and one more message; Streamable HTTP, a request with
+   * the session id after `initialize`. Default 30000 (30 s).
+   */
+  sessionInitTimeoutMs: Defaulted(Type.Integer({ minimum: 1, default: 30_000 })),
+  /** Outbound bytes buffered per session before a slow client is cut off. Default 4 MiB. */
+  maxQueuedBytes: Defaulted(Type.Integer({ minimum: 1024, default: 4 * MiB })),
+  /** Interval of keep-alive comments on open streams, in milliseconds. Default 15000. */
+  keepAliveIntervalMs: Defaulted(Type.Integer({ minimum: 1000, default: 15000 })),
+  /** A session idle this long is closed, in milliseconds; 0 disables. Default 1800000 (30 min). */
+  idleTimeoutMs: Defaulted(Type.Integer({ minimum: 0, default: 1_800_000 })),
+  /** Streamable HTTP without sessions: each POST stands alone. Default false. */
+  stateless: Defaulted(Type.Boolean({ default: false })),
+  /** Events kept per session so a client can resume with Last-Event-ID; 0 disables. Default 100. */
+  eventStoreSize: Defaulted(Type.Integer({ minimum: 0, default: 100 })),
+  /**
+   * Bytes of events (UTF-8 JSON) kept per session for resumption, besides `eventStoreSize`; the
+   * oldest are evicted first, and an event larger than this is not kept. Default 4 MiB (4194304).
+   */
+  eventStoreBytes: Defaulted(Type.Integer({ minimum: 1024, default: 4 * MiB })),
+  /**
+   * Where the events of Streamable HTTP sessions are kept for resumption: an object implementing
+   * `EventStore` (`append`, `replayAfter`, `deleteSession`; each may return a promise). Used as
+   * given (never copied or frozen) and bounded by itself: `eventStoreSize` and `eventStoreBytes`
+   * bound the built-in stores only. With `scaleOut` it replaces the Redis event log, so it must be
+   * shared by every instance. Refused with `stateless`. Default: a bounded in-memory store (Redis
+   * with `scaleOut`). Any value passes the schema and is checked by `eventStoreAt`.
+   */
+  eventStore: Type.Optional(Live<EventStore>()),
+  /**
+   * Run several instances of this server behind a load balancer (no stickiness needed), sharing
+   * sessions, event logs, tasks and messages in Redis. Unset = one process holds everything.
+   */
+  scaleOut: Type.Optional(ScaleOutOptionsSchema)
+}
+
+export const HttpOptionsSchema = Type.Object({
+  /** TCP port of the listener; 0 picks a free port. Default 8080. */
+  port: Defaulted(Type.Integer({ minimum: 0, maximum: 65535, default: 8080 })),
+  /** Interface to bind. Default `127.0.0.1` (loopback only); use `0.0.0.0` to expose it. */
+  host: Defaulted(Type.String({ minLength: 1, default: '127.0.0.1' })),
+  /**
+   * Longest time to receive one whole request, headers and body, in milliseconds: a client that
+   * sends slower (a body trickled byte by byte holds a connection and its memory) gets 408 and
+   * is disconnected. Open event streams are not affected: their request is complete. 0 disables
+   * (not advised). Default 30000.
+   */
+  requestReadTimeoutMs: Defaulted(Type.Integer({ minimum: 0, default: 30_000 })),
+  /**
+   * Longest time to receive a request's headers, in milliseconds, at most `requestReadTimeoutMs`.
+   * Default 10000.
+   */
+  headersTimeoutMs: Defaulted(Type.Integer({ minimum: 1, default: 10_000 })),
+  ...httpRouteProperties
+  // default {} so an `sse` transport given without options still gets every default filled in.
+}, { ...strict, default: {} })
+export type HttpTransportOptions = Static<typeof HttpOptionsSchema>
+
+/** The `eventStore` of the HTTP options at `base`. */
+export function eventStoreAt (base: readonly string[]): LiveObject {
+  return liveObject([...base, 'eventStore'], ['append', 'replayAfter', 'deleteSession'], 'an EventStore')
+}
+
+/** Rules of the HTTP options `http` at `base` (`transport.options`, or `''` for the plugin). */
+export function httpRules (http: Record<string, unknown>, base: string, add: Add): void {
+  const seen = new Map<string, string>()
+  for (const key of ['endpoint', 'messageEndpoint', 'streamableEndpoint']) {
+    const path = http[key]
+    if (typeof path !== 'string') continue
+    if (!path.startsWith('/') || /[?#]/.test(path)) {
+      add(join(base, key), `expected a path starting with "/" and without "?" or "#", got ${JSON.stringify(path)}`)
+    }
+    const other = seen.get(path)
+    if (other !== undefined) {
+      add(join(base, key), `same path as ${other} (${JSON.stringify(path)}): each endpoint needs its own path`)
+    } else {
+      seen.set(path, key)
+    }
+  }
+
+  const origins = isRecord(http.cors) ? http.cors.allowOrigins : undefined
+  if (Array.isArray(origins)) {
+    origins.forEach((origin, i) => {
+      if (typeof origin !== 'string') return
+      const path = join(join(base, 'cors.allowOrigins'), i)
+      if (origin === '*') {
+        if (http.auth !== undefined) {
+          add(path, 'wildcard origin "*" is refused together with auth: any website could call the server ' +
+            'with a user\'s credentials; list explicit origins such as "https://app.example.com"')
+        }
+      } else if (!new RegExp(ORIGIN_PATTERN).test(origin) || !URL.canParse(origin)) {
+        add(path, 'expected "*" or an origin such as "https://app.example.com" (scheme://host[:port], ' +
+          `no path, no trailing slash), got ${JSON.stringify(origin)}`)
+      }
+    })
+  }
+
+  scaleOutRules(http, base, add)
+  if (http.eventStore === LIVE && http.stateless === true) {
+    add(join(base, 'eventStore'), 'refused together with stateless: a stateless server keeps no events to resume; remove one of the two')
+  }
+  authRules(http.auth, join(base, 'auth'), add)
+}
+
+/** Rules of the standalone server's listener options (`transport.options`). */
+export function listenerRules (http: Record<string, unknown>, base: string, add: Add): void {
+  const { requestReadTimeoutMs: whole, headersTimeoutMs: headers } = http
+  if (typeof whole === 'number' && typeof headers === 'number' && whole > 0 && headers > whole) {
+    add(join(base, 'headersTimeoutMs'), `${headers} is longer than requestReadTimeoutMs (${whole}), which ` +
+      'includes the headers: lower it, or raise requestReadTimeoutMs')
+  }
+}
