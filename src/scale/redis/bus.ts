@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { ScaleUnavailableError } from '../../errors.js'
-import type { ScaleLogger } from '../logger.js'
+import type { ScaleLogger } from '../ports.js'
 import type { Bus, ControlMessage, DirectMessage, Envelope, FanoutMessage, WriteOptions } from '../ports.js'
 import { bounded, type RedisPort, type StreamEntry } from './client.js'
 import type { Keys } from './keys.js'

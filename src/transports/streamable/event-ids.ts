@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcId, JsonRpcMessage } from '../../jsonrpc/messages.js'
-import type { EventReplay, EventStore, StoredEvent } from '../../scale/memory/event-store.js'
+import type { EventReplay, EventStore, StoredEvent } from '../../scale/ports.js'
 import type { StreamSet } from '../http/sse-stream.js'
 
 // The shapes of Streamable HTTP's per-session state and the small rules about
