@@ -21,7 +21,7 @@ export interface RedisBusOptions {
   maxEvents: number
   maxBytes: number
   ttlMs: number
-  /** Longest wait for a read a request is waiting on (a stream-0 resume), `redisTimeoutMs`. */
+  /** Longest wait on Redis where a request waits (a write for it, a liveness check, a stream-0 resume), `redisTimeoutMs`. */
   timeoutMs: number
 }
 
