@@ -28,7 +28,7 @@ export type { TelemetryOptions } from './schemas/telemetry.js'
 // Scale-out (several instances on Redis): its options, and the shape of an ioredis client it accepts.
 export type { ScaleOutOptions } from './schemas/scale-out.js'
 export type { RedisClientLike } from './scale/redis/client.js'
-export type { EventReplay, EventStore, StoredEvent } from './scale/memory/event-store.js'
+export type { EventReplay, EventStore, StoredEvent } from './scale/ports.js'
 export type { ResolvedServerOptions, InvalidOptions, OptionsProblem } from './schemas/resolve.js'
 
 // Handlers: definitions, results, and the context every handler receives.

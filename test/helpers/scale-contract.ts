@@ -3,8 +3,7 @@
 // what the transports rely on, nothing about how an implementation keeps it.
 import type { Test } from 'tap'
 import type { StoredTask, TaskStore } from '../../src/protocol/tasks/types.js'
-import type { EventStore } from '../../src/scale/memory/event-store.js'
-import type { Bus, Envelope, SessionRecord, SessionStore } from '../../src/scale/ports.js'
+import type { Bus, Envelope, EventStore, SessionRecord, SessionStore } from '../../src/scale/ports.js'
 
 export const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 

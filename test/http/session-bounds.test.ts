@@ -129,9 +129,14 @@ t.test('the memory event store evicts by bytes as well as by count', async (t) =
   t.equal(store.replayAfter('a', '6'), undefined, 'a client resuming across it learns its events are gone instead of missing one silently')
   store.append('a', '1', { id: '7', data: 'ok' })
   t.same(store.replayAfter('a', '7'), { streamId: '1', events: [] }, 'later events are kept again')
-  t.equal(store.bytesOf('a'), 2)
+  store.append('a', '1', { id: '8', data: 'dddddddd' })
+  t.same(store.replayAfter('a', '7'), { streamId: '1', events: [{ id: '8', data: 'dddddddd' }] }, '2 bytes held: 8 more reach the bound and evict nothing')
+  store.append('a', '1', { id: '9', data: 'e' })
+  t.equal(store.replayAfter('a', '7'), undefined, 'one byte more evicts the oldest')
   store.deleteSession('a')
-  t.equal(store.bytesOf('a'), 0)
+  t.equal(store.replayAfter('a', '8'), undefined, 'a deleted session replays nothing')
+  store.append('a', '1', { id: '10', data: 'f'.repeat(10) })
+  t.same(store.replayAfter('a', '10'), { streamId: '1', events: [] }, 'and holds no bytes: an event of the whole bound is kept')
 })
 
 t.test('the Streamable HTTP event store holds at most eventStoreBytes (default 4 MiB) per session', async (t) => {

@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { JsonRpcId, JsonRpcMessage } from '../../jsonrpc/messages.js'
 import type { Session, SessionChannel } from '../../protocol/session.js'
-import type { EventReplay, StoredEvent } from '../../scale/memory/event-store.js'
+import type { EventReplay, StoredEvent } from '../../scale/ports.js'
 import { comparePositions } from '../../scale/position.js'
 import { SseStream } from '../http/sse-stream.js'
 import {

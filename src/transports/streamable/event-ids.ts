@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcId, JsonRpcMessage } from '../../jsonrpc/messages.js'
-import type { EventReplay, EventStore, StoredEvent } from '../../scale/memory/event-store.js'
+import type { EventReplay, EventStore, StoredEvent } from '../../scale/ports.js'
 import type { StreamSet } from '../http/sse-stream.js'
 import { INSTANCE_ID_SOURCE } from '../../util/ids.js'
 
