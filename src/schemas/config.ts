@@ -7,6 +7,7 @@ import { TASK_DEFAULTS, type TaskStore } from '../protocol/tasks/types.js'
 import type { EventStore } from '../scale/memory/event-store.js'
 import { JWT_ALGORITHMS } from '../auth/algorithms.js'
 import { ScaleOutOptionsSchema } from './scale.js'
+import { SkillsOptionsSchema } from './skills.js'
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api'
 
 // The schemas state shape, type, range and default. Checks that span several fields or that need a
@@ -258,7 +259,10 @@ export const CacheOptionsSchema = Type.Object({
     'prompts/list': Type.Optional(CacheHintSchema),
     'resources/list': Type.Optional(CacheHintSchema),
     'resources/templates/list': Type.Optional(CacheHintSchema),
-    'resources/read': Type.Optional(CacheHintSchema)
+    'resources/read': Type.Optional(CacheHintSchema),
+    'skills/list': Type.Optional(CacheHintSchema),
+    'skills/get': Type.Optional(CacheHintSchema),
+    'resources/directory/read': Type.Optional(CacheHintSchema)
   } satisfies Record<CacheableMethod, unknown>, strict))
 }, { ...strict, default: {} })
 export type CacheOptions = Static<typeof CacheOptionsSchema>
@@ -377,7 +381,9 @@ const serverProperties = {
   /** Bounds of `subscriptions/listen` streams (MCP 2026-07-28); every field has a default. */
   listen: Type.Optional(ListenOptionsSchema),
   /** OpenTelemetry traces and metrics (MCP semantic conventions); see the README, "Observability". */
-  telemetry: Type.Optional(TelemetryOptionsSchema)
+  telemetry: Type.Optional(TelemetryOptionsSchema),
+  /** Skills served with `skill()` / `skills()`: `directoryRead` and the bounds of a skill; every field has a default. */
+  skills: Type.Optional(SkillsOptionsSchema)
 }
 
 export const ServerOptionsSchema = Type.Object({
