@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The demo server `npm start` runs: a few useful tools, resources and a prompt.
+// The demo server `npm start` runs: a few useful tools (text_stats with an MCP Apps view), resources and a prompt.
 //   node examples/demo-server.js                 stdio (what MCP hosts launch)
 //   node examples/demo-server.js --sse [--port 8080] [--host 127.0.0.1]
 //                                                HTTP: legacy SSE at /sse and Streamable HTTP at /mcp
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { MCPServer, Type } from '../dist/index.js'
 
@@ -43,14 +44,30 @@ server.tool({
   description: 'Counts characters, words and lines of a text',
   inputSchema: Type.Object({ text: Type.String() }),
   outputSchema: Type.Object({ characters: Type.Integer(), words: Type.Integer(), lines: Type.Integer() }),
-  annotations: { readOnlyHint: true }
-}, async ({ text }) => ({
-  structuredContent: {
+  annotations: { readOnlyHint: true },
+  // Hosts that render MCP Apps show the result in this view; the others show the text below.
+  ui: { resourceUri: 'ui://demo/text-stats' }
+}, async ({ text }) => {
+  const stats = {
     characters: [...text].length,
     words: text.split(/\s+/).filter(Boolean).length,
     lines: text === '' ? 0 : text.split('\n').length
   }
-}))
+  return {
+    content: [{ type: 'text', text: `${stats.characters} characters, ${stats.words} words, ${stats.lines} lines` }],
+    structuredContent: stats
+  }
+})
+
+// The view of text_stats (an MCP Apps page): it shows the result the host hands it, and counts again
+// by calling text_stats through the host.
+server.appResource({
+  uri: 'ui://demo/text-stats',
+  name: 'text-stats-view',
+  description: 'Shows text statistics; counts again on request',
+  file: fileURLToPath(new URL('./apps/text-stats.html', import.meta.url)),
+  prefersBorder: true
+})
 
 server.tool({
   name: 'countdown',
