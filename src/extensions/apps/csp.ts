@@ -18,6 +18,8 @@ export function isCspOrigin (entry: string): boolean {
   const wildcard = entry.startsWith(WILDCARD, at + 3)
   // A wildcard host is checked as one concrete subdomain of it.
   const concrete = wildcard ? `${entry.slice(0, at + 3)}x.${entry.slice(at + 3 + WILDCARD.length)}` : entry
+  // URL parsers take `*` as a host character; CSP gives it a meaning only as the first label.
+  if (concrete.includes('*')) return false
   let url: URL
   try {
     url = new URL(concrete)

@@ -7,6 +7,7 @@ const FRONTMATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/
 /** Agent Skills names: 1-64 of a-z, 0-9 and `-`, no `-` at either end or twice in a row. */
 export const SKILL_NAME = /^(?!.*--)[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/
 const MAX_DESCRIPTION = 1024
+const MAX_COMPATIBILITY = 500
 /** Keys of `metadata` reserved for MCP extensions (SEP-2640, Frontmatter); none is defined yet. */
 const RESERVED_METADATA = 'io.modelcontextprotocol/'
 
@@ -40,9 +41,17 @@ export function frontmatterOf (markdown: string): Frontmatter {
   if (typeof description !== 'string' || description === '' || description.length > MAX_DESCRIPTION) {
     throw new Error(`frontmatter description must be 1-${MAX_DESCRIPTION} characters`)
   }
-  if (isRecord(metadata)) {
+  if (metadata !== undefined) {
+    // Agent Skills: "a map from string keys to string values"; hosts refuse an entry with anything else.
+    if (!isRecord(metadata) || Object.values(metadata).some((field) => typeof field !== 'string')) {
+      throw new Error('frontmatter metadata must map keys to strings (quote numbers and booleans)')
+    }
     const reserved = Object.keys(metadata).find((key) => key.startsWith(RESERVED_METADATA))
     if (reserved !== undefined) throw new Error(`frontmatter metadata key ${JSON.stringify(reserved)} uses the prefix reserved for MCP extensions`)
+  }
+  const { compatibility } = value
+  if (compatibility !== undefined && (typeof compatibility !== 'string' || compatibility === '' || compatibility.length > MAX_COMPATIBILITY)) {
+    throw new Error(`frontmatter compatibility must be 1-${MAX_COMPATIBILITY} characters`)
   }
   return value as Frontmatter
 }

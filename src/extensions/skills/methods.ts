@@ -41,5 +41,9 @@ export function skillMethods (skills: ReadonlyMap<string, Skill>, directoryRead:
       return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor }
     }
   }
-  return methods
+  // Without a skill the extension is not declared, and its methods are not there either.
+  return Object.fromEntries(Object.entries(methods).map(([method, handler]) => [method, (params, env) => {
+    if (skills.size === 0) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`)
+    return handler(params, env)
+  }]))
 }
