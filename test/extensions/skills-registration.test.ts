@@ -112,3 +112,8 @@ t.test('duplicates are refused; skills() registers every skill folder or none', 
   t.pass('registered, removed together, registered again')
   t.throws(() => server.skills(join(parent, 'nowhere')), { code: 'FST_MCP_INVALID_DEFINITION', message: /skills definition: .*nowhere is not a folder/ })
 })
+
+t.test('the skills option is validated with the others', async (t) => {
+  t.throws(() => new MCPServer({ skills: { maxEntries: 0 } }), { code: 'FST_MCP_INVALID_OPTIONS', message: /skills\.maxEntries/ })
+  t.throws(() => new MCPServer({ skills: { directoryread: true } as never }), { code: 'FST_MCP_INVALID_OPTIONS', message: /skills\.directoryread/ })
+})
