@@ -3,9 +3,9 @@
 //   node examples/demo-server.js                 stdio (what MCP hosts launch)
 //   node examples/demo-server.js --sse [--port 8080] [--host 127.0.0.1]
 //                                                HTTP: legacy SSE at /sse and Streamable HTTP at /mcp
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { MCPServer, Type } from '../dist/index.js'
+import { registerTextStats } from './apps/text-stats.js'
 
 const { values: flags } = parseArgs({
   options: {
@@ -39,35 +39,8 @@ server.tool({
   return { content: [{ type: 'text', text }] }
 })
 
-server.tool({
-  name: 'text_stats',
-  description: 'Counts characters, words and lines of a text',
-  inputSchema: Type.Object({ text: Type.String() }),
-  outputSchema: Type.Object({ characters: Type.Integer(), words: Type.Integer(), lines: Type.Integer() }),
-  annotations: { readOnlyHint: true },
-  // Hosts that render MCP Apps show the result in this view; the others show the text below.
-  ui: { resourceUri: 'ui://demo/text-stats' }
-}, async ({ text }) => {
-  const stats = {
-    characters: [...text].length,
-    words: text.split(/\s+/).filter(Boolean).length,
-    lines: text === '' ? 0 : text.split('\n').length
-  }
-  return {
-    content: [{ type: 'text', text: `${stats.characters} characters, ${stats.words} words, ${stats.lines} lines` }],
-    structuredContent: stats
-  }
-})
-
-// The view of text_stats (an MCP Apps page): it shows the result the host hands it, and counts again
-// by calling text_stats through the host.
-server.appResource({
-  uri: 'ui://demo/text-stats',
-  name: 'text-stats-view',
-  description: 'Shows text statistics; counts again on request',
-  file: fileURLToPath(new URL('./apps/text-stats.html', import.meta.url)),
-  prefersBorder: true
-})
+// text_stats, with its MCP Apps view (examples/apps/): hosts that render apps show the result there.
+registerTextStats(server)
 
 server.tool({
   name: 'countdown',
