@@ -8,6 +8,7 @@ import t from 'tap'
 import Fastify from 'fastify'
 import mcp, { MCPServer } from '../../src/index.js'
 import { isCspOrigin } from '../../src/extensions/apps/csp.js'
+import { McpCore } from '../../src/protocol/core.js'
 
 const html = '<!doctype html><p>view</p>'
 
@@ -122,4 +123,12 @@ t.test('the plugin: app.mcp.appResource, and ready() rejects a dangling link', a
   await app.register(mcp, {})
   app.mcp.tool({ name: 'forecast', ui: { resourceUri: 'ui://weather/view' } }, () => ({ content: [] }))
   await t.rejects(async () => { await app.ready() }, { code: 'FST_MCP_INVALID_DEFINITION', message: /forecast: ui\.resourceUri ui:\/\/weather\/view names no registered resource/ })
+})
+
+t.test('a core built without extensions says so rather than dropping what it cannot serve', async (t) => {
+  const core = new McpCore({ name: 'bare', version: '1.0.0', pageSize: 10, requestTimeoutMs: 1000, logger: { error: () => {} } })
+  t.throws(() => core.tool({ name: 'linked', ui: { resourceUri: 'ui://x' } }, () => ({})), { code: 'FST_MCP_INVALID_DEFINITION', message: /linked: ui links an app, and this server has no MCP Apps extension/ })
+  t.throws(() => core.appResource({ uri: 'ui://x', name: 'x', html }), /built without extensions/)
+  t.throws(() => core.skill({ name: 'x', files: {} }), /built without extensions/)
+  t.throws(() => core.skills('.'), /built without extensions/)
 })

@@ -6,6 +6,7 @@
 import t, { type Test } from 'tap'
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableV2 } from '@modelcontextprotocol/client'
 import { MCPServer, Type } from '../../src/index.js'
+import { TaskContext } from '../../src/protocol/tasks/task-context.js'
 import { connectStreamable } from '../helpers/clients.js'
 
 const APP_MIME = 'text/html;profile=mcp-app'
@@ -116,4 +117,10 @@ t.test('2026-07-28, a client without UI support gets the text fallback', async (
   const result = await seen.call('forecast', { city: 'Lima' })
   t.same(result.content, [{ type: 'text', text: 'Sunny in Lima, 21 degrees, light wind' }])
   t.same(seen.tools.find((tool) => tool.name === 'forecast')?._meta?.ui, { resourceUri: 'ui://weather/view' }, 'the link is sent all the same: the host decides')
+})
+
+t.test('a task keeps the answer of the request that started it', async (t) => {
+  const origin = { session: '', auth: undefined, requestId: 1, protocolVersion: '2026-07-28', meta: undefined, clientCapabilities: UI_SUPPORT }
+  t.equal(new TaskContext({} as never, origin).appsSupported, true)
+  t.equal(new TaskContext({} as never, { ...origin, clientCapabilities: {} }).appsSupported, false)
 })

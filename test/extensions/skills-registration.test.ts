@@ -117,3 +117,11 @@ t.test('the skills option is validated with the others', async (t) => {
   t.throws(() => new MCPServer({ skills: { maxEntries: 0 } }), { code: 'FST_MCP_INVALID_OPTIONS', message: /skills\.maxEntries/ })
   t.throws(() => new MCPServer({ skills: { directoryread: true } as never }), { code: 'FST_MCP_INVALID_OPTIONS', message: /skills\.directoryread/ })
 })
+
+t.test('a skill whose file clashes with a resource is registered not at all', async (t) => {
+  const server = new MCPServer()
+  server.resource({ uri: 'skill://clash/notes.md', name: 'taken' }, (uri) => ({ contents: [{ uri, text: '' }] }))
+  t.throws(() => server.skill({ name: 'clash', files: { 'SKILL.md': skillMd('clash'), 'notes.md': 'n' } }), { code: 'FST_MCP_DUPLICATE_DEFINITION', message: /skill:\/\/clash\/notes\.md/ })
+  server.skill({ name: 'clash', files: { 'SKILL.md': skillMd('clash') } })
+  t.pass('its SKILL.md was rolled back: the skill registers without the clashing file')
+})
