@@ -5,6 +5,7 @@
 // `ctx.appsSupported` deciding what the tool's text says.
 import t, { type Test } from 'tap'
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableV2 } from '@modelcontextprotocol/client'
+import { McpUiResourceMetaSchema, McpUiToolMetaSchema, RESOURCE_MIME_TYPE, getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge'
 import { MCPServer, Type } from '../../src/index.js'
 import { TaskContext } from '../../src/protocol/tasks/task-context.js'
 import { connectStreamable } from '../helpers/clients.js'
@@ -78,6 +79,9 @@ async function checkWire (t: Test, seen: Seen): Promise<void> {
     'ui/resourceUri': 'ui://weather/view'
   }, 'the tool links its page in _meta.ui and in the flat key older hosts read, beside its own _meta')
   t.notOk('ui' in (forecast ?? {}), 'ui itself is not a tool field on the wire')
+  // The ext-apps SDK's own reading of it: its schema, and the helper hosts find the page with.
+  t.ok(McpUiToolMetaSchema.safeParse(forecast?._meta?.ui).success, 'a valid McpUiToolMeta for ext-apps')
+  t.equal(getToolUiResourceUri(forecast), 'ui://weather/view', 'what an ext-apps host renders')
   const refresh = seen.tools.find((tool) => tool.name === 'refresh')
   t.same(refresh?._meta?.ui, { resourceUri: 'ui://weather/view', visibility: ['app'] }, 'an app-only tool says so')
 
@@ -85,6 +89,8 @@ async function checkWire (t: Test, seen: Seen): Promise<void> {
   t.same(seen.resources[0], {
     uri: 'ui://weather/view', name: 'weather-view', title: 'Weather', description: 'The forecast, drawn', mimeType: APP_MIME, _meta: { ui: PAGE_UI }
   }, 'the list entry: the app MIME type and _meta.ui')
+  t.equal(seen.resources[0]?.mimeType, RESOURCE_MIME_TYPE, 'ext-apps\' MIME type')
+  t.ok(McpUiResourceMetaSchema.safeParse(seen.resources[0]?._meta?.ui).success, 'a valid McpUiResourceMeta for ext-apps')
   const read = await seen.read('ui://weather/view')
   t.same(read.contents, [{ uri: 'ui://weather/view', mimeType: APP_MIME, text: PAGE, _meta: { ui: PAGE_UI } }], 'the content item carries _meta.ui too')
   const hidden = await seen.read('ui://weather/settings')
