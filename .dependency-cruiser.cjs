@@ -1,8 +1,9 @@
 // The layer rule of DESIGN.md ("Arrows"), checked by `npm run lint` rather than by review.
 // Arrows run one way: entry points -> transports -> scale -> protocol -> telemetry -> jsonrpc,
-// util, errors; beside that chain transports -> auth -> protocol. Only the entry points (and the
-// one mount, which the entry points share) import values of schemas/; transports and auth import
-// its resolved types. No circular imports, type-only ones included.
+// util, errors; beside that chain transports -> auth -> protocol, and entry points -> extensions ->
+// protocol. Only the entry points (and the one mount, which the entry points share) import values
+// of schemas/; transports and auth import its resolved types. No circular imports, type-only ones
+// included.
 const ENTRY = '^src/(index|plugin|server)\\.ts$'
 const MOUNT = '^src/transports/http/mount\\.ts$'
 
@@ -33,6 +34,8 @@ module.exports = {
     layer('errors', '^src/errors\\.ts$', '^src/util/'),
     layer('telemetry', '^src/telemetry/', `^src/telemetry/|${LEAVES}`),
     layer('protocol', '^src/protocol/', `^src/(protocol|telemetry)/|${LEAVES}`),
+    // MCP Apps and Skills sit beside the protocol, on top of it; only the entry points wire them in.
+    layer('extensions', '^src/extensions/', `^src/(extensions|protocol|telemetry)/|${LEAVES}`),
     layer('auth', '^src/auth/', `^src/(auth|protocol|telemetry|schemas)/|${LEAVES}`),
     layer('scale', '^src/scale/', `^src/(scale|protocol|telemetry)/|${LEAVES}`),
     layer('transports', '^src/transports/', `^src/(transports|scale|auth|protocol|telemetry|schemas)/|${LEAVES}`),

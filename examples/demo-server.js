@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// The demo server `npm start` runs: a few useful tools, resources and a prompt.
+// The demo server `npm start` runs: a few useful tools (text_stats with an MCP Apps view), resources and a prompt.
 //   node examples/demo-server.js                 stdio (what MCP hosts launch)
 //   node examples/demo-server.js --sse [--port 8080] [--host 127.0.0.1]
 //                                                HTTP: legacy SSE at /sse and Streamable HTTP at /mcp
 import { parseArgs } from 'node:util'
 import { MCPServer, Type } from '../dist/index.js'
+import { registerTextStats } from './apps/text-stats.js'
 
 const { values: flags } = parseArgs({
   options: {
@@ -38,19 +39,8 @@ server.tool({
   return { content: [{ type: 'text', text }] }
 })
 
-server.tool({
-  name: 'text_stats',
-  description: 'Counts characters, words and lines of a text',
-  inputSchema: Type.Object({ text: Type.String() }),
-  outputSchema: Type.Object({ characters: Type.Integer(), words: Type.Integer(), lines: Type.Integer() }),
-  annotations: { readOnlyHint: true }
-}, async ({ text }) => ({
-  structuredContent: {
-    characters: [...text].length,
-    words: text.split(/\s+/).filter(Boolean).length,
-    lines: text === '' ? 0 : text.split('\n').length
-  }
-}))
+// text_stats, with its MCP Apps view (examples/apps/): hosts that render apps show the result there.
+registerTextStats(server)
 
 server.tool({
   name: 'countdown',

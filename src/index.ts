@@ -27,6 +27,7 @@ export type { CacheOptions, CacheHint } from './schemas/cache.js'
 export type { TelemetryOptions } from './schemas/telemetry.js'
 // Scale-out (several instances on Redis): its options, and the shape of an ioredis client it accepts.
 export type { ScaleOutOptions } from './schemas/scale-out.js'
+export type { SkillsOptions } from './schemas/skills.js'
 export type { RedisClientLike } from './scale/redis/client.js'
 export type { EventReplay, EventStore, StoredEvent } from './scale/ports.js'
 export type { ResolvedServerOptions, InvalidOptions, OptionsProblem } from './schemas/resolve.js'
@@ -44,6 +45,10 @@ export type {
   ToolDefinition, ToolHandler, ToolResult,
   ResourceDefinition, ResourceHandler, ResourceResult, ResourceContext, TemplateParams, Completer,
   PromptDefinition, PromptHandler, PromptResult, PromptMessage, PromptArgument, PromptArgs
+} from './protocol/definitions.js'
+// Extensions: MCP Apps (io.modelcontextprotocol/ui) and Skills (io.modelcontextprotocol/skills).
+export type {
+  ToolAppLink, AppResourceDefinition, AppCsp, AppPermissions, SkillDefinition, SkillFolderDefinition, SkillFilesDefinition
 } from './protocol/definitions.js'
 
 // Tasks (io.modelcontextprotocol/tasks): the store interface for a custom backend, and the bounded memory store.

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
+import { protocolExtensions } from './extensions/index.js'
 import { mountMcp, startScaleOut } from './transports/http/mount.js'
 import { McpCore, type MCPRegistryApi } from './protocol/core.js'
 import type { Principal } from './protocol/principal.js'
@@ -9,7 +10,7 @@ import { resolvePluginOptions } from './schemas/resolve.js'
 // Here, in a module the package root imports, so that the augmentation reaches users' types too.
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The MCP registry of this app: tools, resources, prompts, broadcast. */
+    /** The MCP registry of this app: tools, resources, prompts, app pages, skills, broadcast. */
     mcp: MCPRegistryApi
   }
   interface FastifyRequest {
@@ -26,7 +27,9 @@ const mcpPlugin: FastifyPluginAsync<MCPPluginOptions> = async (fastify, rawOptio
   const options = resolvePluginOptions(rawOptions)
   // Scale-out first: its shared task store goes into the core (unless the app brought its own).
   const engine = await startScaleOut(fastify, options)
-  const core = new McpCore({ ...options, taskStore: options.taskStore ?? engine?.tasks, logger: fastify.log })
+  const core = new McpCore({ ...options, taskStore: options.taskStore ?? engine?.tasks, logger: fastify.log, extensions: protocolExtensions(options.skills) })
+  // What was registered is checked as a whole once the app has registered it all: ready() rejects.
+  fastify.addHook('onReady', async () => { core.verifyDefinitions() })
   await mountMcp(fastify, core, options, rawOptions.prefix, engine)
 }
 

@@ -5,9 +5,10 @@ import { httpLoggerOptions } from './transports/http/logger-options.js'
 import { createStderrLogger } from './util/logger.js'
 import { McpCore, type MCPRegistryApi } from './protocol/core.js'
 import type {
-  ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
-  ToolDefinition, ToolHandler
+  AppResourceDefinition, ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
+  SkillDefinition, ToolDefinition, ToolHandler
 } from './protocol/definitions.js'
+import { protocolExtensions } from './extensions/index.js'
 import type { Registration } from './protocol/registry.js'
 import { mountMcp, startScaleOut } from './transports/http/mount.js'
 import type { ServerOptions } from './schemas/server.js'
@@ -66,7 +67,7 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
     // Scale-out keeps tasks in Redis, which start() connects: the core gets a slot filled then.
     const { transport } = this.options
     if (transport.type === 'sse' && transport.options.scaleOut !== undefined && this.options.taskStore === undefined) this.taskSlot = new TaskStoreSlot()
-    this.core = new McpCore({ ...this.options, taskStore: this.options.taskStore ?? this.taskSlot, logger })
+    this.core = new McpCore({ ...this.options, taskStore: this.options.taskStore ?? this.taskSlot, logger, extensions: protocolExtensions(this.options.skills) })
   }
 
   tool<I extends TSchema | JsonSchema, O extends TSchema | JsonSchema> (definition: ToolDefinition<I, O>, handler: ToolHandler<ArgsOf<I>>): Registration {
@@ -79,6 +80,18 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
 
   prompt<const A extends readonly PromptArgument[]> (definition: PromptDefinition<A>, handler: PromptHandler<A>): Registration {
     return this.core.prompt(definition, handler)
+  }
+
+  appResource (definition: AppResourceDefinition): Registration {
+    return this.core.appResource(definition)
+  }
+
+  skill (definition: SkillDefinition): Registration {
+    return this.core.skill(definition)
+  }
+
+  skills (parentDir: string): Registration {
+    return this.core.skills(parentDir)
   }
 
   broadcast (notification: { method: string, params?: Record<string, unknown> }): number {
@@ -98,6 +111,7 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
     if (this.lifecycle !== 'idle') throw new AlreadyStartedError()
     this.lifecycle = 'starting'
     try {
+      this.core.verifyDefinitions()
       const info = this.options.transport.type === 'stdio' ? this.startStdio() : await this.startHttp()
       this.lifecycle = 'started'
       // The info follows the resolved transport, which is the one the options' type names.

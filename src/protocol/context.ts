@@ -40,6 +40,12 @@ export interface HandlerContext {
   protocolVersion: string
   /** The request's `_meta`, when the client sent one. */
   meta: Record<string, unknown> | undefined
+  /**
+   * Whether the client renders MCP Apps: it declared `io.modelcontextprotocol/ui` with
+   * `text/html;profile=mcp-app` among its `mimeTypes`. When false, a tool linked to an app is just
+   * a tool: its text content is all the user sees, so make it say everything.
+   */
+  appsSupported: boolean
   /** Reports progress; a no-op when the client asked for none (no progressToken). */
   progress: (progress: number, total?: number, message?: string) => void
   /** Sends a log notification to this client, honouring its `logging/setLevel`. */

@@ -1,7 +1,7 @@
 import { failure, success, type ClassifiedMessage, type JsonRpcFailure, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from '../jsonrpc/messages.js'
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
 import { LEGACY_METHODS, MODERN_METHODS, methodsWith } from './methods/table.js'
-import { kAfterAnswer, type MethodEnv, type ServerIdentity } from './methods/types.js'
+import { kAfterAnswer, type MethodEnv, type MethodHandler, type ServerIdentity } from './methods/types.js'
 import { resolveLimits, type ProtocolLimits } from './limits.js'
 import { InputRequiredError } from './modern/mrtr.js'
 import { RequestStateCodec, type RequestStateOptions } from './modern/request-state.js'
@@ -27,6 +27,8 @@ export interface DispatcherOptions extends ServerIdentity, Partial<ProtocolLimit
   requestState?: RequestStateOptions | undefined
   /** Spans and metrics of each message; absent = none. */
   telemetry?: Telemetry | undefined
+  /** Handlers of the methods extensions serve, by name (filled as extensions are installed); default none. */
+  extensionMethods?: ReadonlyMap<string, MethodHandler> | undefined
 }
 
 /**
@@ -40,10 +42,12 @@ export class Dispatcher {
   private readonly limits: ProtocolLimits
   private readonly requestState: RequestStateCodec
   private readonly listen: ListenHub
+  private readonly extensionMethods: ReadonlyMap<string, MethodHandler>
 
   constructor (registry: Registry, options: DispatcherOptions, listen: ListenHub) {
     this.registry = registry
     this.options = options
+    this.extensionMethods = options.extensionMethods ?? new Map()
     this.limits = resolveLimits(options)
     this.requestState = new RequestStateCodec(options.requestState)
     this.listen = listen
@@ -115,7 +119,7 @@ export class Dispatcher {
     const meta = params._meta as Record<string, unknown> | undefined
     const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs, principal)
     if (operation !== undefined) ctx.observe(operation)
-    const env: MethodEnv = { registry: this.registry, session, ctx, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks, requestState: this.requestState, listen: this.listen }
+    const env: MethodEnv = { registry: this.registry, session, ctx, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks, requestState: this.requestState, listen: this.listen, extensionMethods: this.extensionMethods }
     try {
       const result = await method(params, env)
       // A cancelled request gets no answer (MCP cancellation); a closed session cannot take one.

@@ -1,6 +1,7 @@
 import type { HandlerContext, ServerRequestOptions } from './context.js'
 import { type JsonRpcId } from '../jsonrpc/messages.js'
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
+import { clientSupportsApps } from './apps.js'
 import type { InflightRequest } from './inflight.js'
 import { requireClientCapabilities } from './modern/errors.js'
 import type { Principal } from './principal.js'
@@ -84,6 +85,10 @@ export class RequestContext implements HandlerContext {
 
   get protocolVersion (): string {
     return this.sessionRef.protocolVersion ?? LATEST_PROTOCOL_VERSION
+  }
+
+  get appsSupported (): boolean {
+    return clientSupportsApps(this.sessionRef.clientCapabilities)
   }
 
   progress (progress: number, total?: number, message?: string): void {

@@ -1,5 +1,6 @@
 import type { Span } from '@opentelemetry/api'
 import { NOOP_SPAN } from '../../telemetry/index.js'
+import { clientSupportsApps } from '../apps.js'
 import type { HandlerContext, ServerRequestOptions } from '../context.js'
 import type { JsonRpcId } from '../../jsonrpc/messages.js'
 import { MissingCapabilityError } from '../modern/errors.js'
@@ -54,6 +55,10 @@ export class TaskContext implements HandlerContext {
 
   get aborted (): boolean {
     return this.run.signal.aborted
+  }
+
+  get appsSupported (): boolean {
+    return clientSupportsApps(this.clientCapabilities)
   }
 
   /** The id clients poll; handlers may log it or hand it to an external job system. */
