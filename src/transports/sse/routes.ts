@@ -10,7 +10,8 @@ import { samePrincipal } from '../../protocol/principal.js'
 import { Session } from '../../protocol/session.js'
 import type { ResolvedPluginOptions } from '../../schemas/resolve.js'
 import type { HttpKit } from '../http/kit.js'
-import { recordOf, type ScaledEntry } from '../scale-out/node.js'
+import type { ScaledEntry } from '../scale-out/node.js'
+import { recordOf } from '../scale-out/record.js'
 import { SseStream, messageFrame } from '../http/sse-stream.js'
 
 /** Session ids are UUIDs; anything much longer is not worth a map lookup. */
@@ -65,7 +66,7 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
           if (message.type !== 'forward') return
           if (owned.state === 'ready') http.limits.established(owned)
           owned.lastActivity = Date.now()
-          scale.used(entry)
+          scale.extendRecord(entry)
           dispatchOn(owned, classifyMessage(JSON.parse(message.json)), message.principal, request)
         }
       }
@@ -89,12 +90,12 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
 
   const dispatchOn = (session: Session, classified: ReturnType<typeof classifyMessage>, principal: FastifyRequest['mcpPrincipal'], request: FastifyRequest): void => {
     // Scale-out: a cancel may overtake its forwarded request; kept, it cancels the request as it starts.
-    if (scale?.keepEarlyCancel(session, classified) === true) return
+    if (scale?.earlyCancels.keep(session, classified) === true) return
     core.dispatcher.dispatch(session, classified, principal, request.raw).catch(
       /* c8 ignore next: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
       (error: unknown) => { request.log.error({ err: error }, 'MCP dispatch failed') })
     // The request is in flight now (registered synchronously).
-    if (scale !== undefined && classified.kind === 'request') scale.cancelIfEarly(session, classified.message.id)
+    if (scale !== undefined && classified.kind === 'request') scale.earlyCancels.applyTo(session, classified.message.id)
   }
 
   /**
@@ -133,7 +134,7 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
     if (request.body === undefined) throw new UnsupportedMediaTypeError()
     const classified = classifyMessage(request.body)
     if (classified.kind === 'invalid') throw new InvalidMessageError(classified.reason)
-    scale?.usedHere(session.id)
+    scale?.touch(session.id)
     // Accepted now; the answer goes out on the event stream when the handler finishes.
     dispatchOn(session, classified, request.mcpPrincipal, request)
     return await reply.code(202).type('text/plain; charset=utf-8').send('Accepted')

@@ -24,7 +24,8 @@ import {
   checkProtocolVersion, lastEventIdOf, requireGetAccept, requirePostAccept, requireSessionId, type Acceptable
 } from './headers.js'
 import { StreamableChannel, type StreamEnv } from './channel.js'
-import { recordOf, type ScaledEntry } from '../scale-out/node.js'
+import type { ScaledEntry } from '../scale-out/node.js'
+import { recordOf, sessionFromRecord } from '../scale-out/record.js'
 import { clientOf } from '../http/session-limits.js'
 import { SCALED_EVENT_ID, STREAM0_EVENT_ID } from './event-ids.js'
 import { cancelOf } from '../../jsonrpc/cancel.js'
@@ -92,7 +93,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     streams: http.streams,
     maxQueuedBytes: options.maxQueuedBytes,
     // Scale-out: the store is Redis, and an outage would log every event; the node logs once.
-    onStoreError: scale !== undefined ? (error) => { scale.failed(error) } : (error) => { app.log.error({ err: error }, 'MCP event store failed') },
+    onStoreError: scale !== undefined ? (error) => { scale.health.failed(error) } : (error) => { app.log.error({ err: error }, 'MCP event store failed') },
     scale: scale === undefined ? undefined : { self: scale.self, deliver0: (id, json) => { scale.deliver0(id, json) } }
   }
 
@@ -156,7 +157,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
             return
           case 'attach':
             void channel.planResume(message.after).then((plan) => {
-              const sink = scale.remoteSink(session.id, message.stream, message.to)
+              const sink = scale.attachments.sinkTo(message.to, session.id, message.stream)
               if (plan === undefined) sink.end()
               else channel.resumeRemotely(plan, sink)
             })
@@ -179,16 +180,9 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
         const known = sessions.get(id)
         if (known !== undefined) return known
         if (stored === undefined || stored.record.kind !== 'streamable') return undefined
-        const { record } = stored
         const channel = new StreamableChannel(env)
-        const session = new Session(id, channel, record.principal === undefined ? undefined : { ...record.principal, scopes: [], claims: {} })
+        const session = sessionFromRecord(stored.record, channel)
         channel.bind(session)
-        session.state = 'ready'
-        session.protocolVersion = record.protocolVersion
-        session.clientInfo = record.clientInfo
-        session.clientCapabilities = record.clientCapabilities
-        session.logLevel = record.logLevel
-        for (const uri of record.subscriptions) session.subscriptions.add(uri)
         const entry: Entry = { session, channel }
         core.addSession(session, null)
         sessions.set(id, entry)
@@ -217,17 +211,17 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     // The client came back with its session id: initialization is complete.
     http.limits.established(entry.session)
     entry.session.lastActivity = Date.now()
-    if (entry.scaled !== undefined) scale?.used(entry.scaled)
+    if (entry.scaled !== undefined) scale?.extendRecord(entry.scaled)
     return entry
   }
 
   const dispatch = async (request: FastifyRequest, session: Session, classified: ClassifiedMessage): Promise<void> => {
     try {
       const synced = scale !== undefined && classified.kind === 'request' && SYNCED_METHODS.has(classified.message.method)
-      if (synced) await scale.refreshNow(session)
+      if (synced) await scale.refresh(session)
       const handled = core.dispatcher.dispatch(session, classified, request.mcpPrincipal, request.raw)
       // Scale-out: the request is in flight now (registered synchronously); a cancel that overtook it applies.
-      if (scale !== undefined && classified.kind === 'request') scale.cancelIfEarly(session, classified.message.id)
+      if (scale !== undefined && classified.kind === 'request') scale.earlyCancels.applyTo(session, classified.message.id)
       await handled
       // Scale-out: what the request changed reaches the record before the client hears the answer.
       if (synced) await scale.sync(session)
@@ -437,7 +431,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
       if (executor !== scale.self) {
         reply.hijack()
         const res = reply.raw
-        await scale.attachRemote(session.id, SCALED_EVENT_ID.exec(lastEventId)?.[1] ?? '', executor, lastEventId, res, reply.getHeaders() as OutgoingHttpHeaders,
+        await scale.attachments.attach(session.id, SCALED_EVENT_ID.exec(lastEventId)?.[1] ?? '', executor, lastEventId, res, reply.getHeaders() as OutgoingHttpHeaders,
           (raw) => new SseStream(raw, { maxQueuedBytes: options.maxQueuedBytes, onOverflow: () => {} }))
         return reply
       }
