@@ -27,7 +27,7 @@ import { StreamableChannel, type StreamEnv } from './channel.js'
 import type { ScaledEntry } from '../scale-out/node.js'
 import { recordOf, sessionFromRecord } from '../scale-out/record.js'
 import { clientOf } from '../http/session-limits.js'
-import { SCALED_EVENT_ID, STREAM0_EVENT_ID } from './event-ids.js'
+import { GatewayChannel, SCALED_EVENT_ID, STREAM0_EVENT_ID } from '../scale-out/gateway.js'
 import { cancelOf } from '../../jsonrpc/cancel.js'
 
 /** Requests whose effect on the session other instances must see (`changed`). */
@@ -93,13 +93,13 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     streams: http.streams,
     maxQueuedBytes: options.maxQueuedBytes,
     // Scale-out: the store is Redis, and an outage would log every event; the node logs once.
-    onStoreError: scale !== undefined ? (error) => { scale.health.failed(error) } : (error) => { app.log.error({ err: error }, 'MCP event store failed') },
-    scale: scale === undefined ? undefined : { self: scale.self, deliver0: (id, json) => { scale.deliver0(id, json) } }
+    onStoreError: scale !== undefined ? (error) => { scale.health.failed(error) } : (error) => { app.log.error({ err: error }, 'MCP event store failed') }
   }
+  const newChannel = (): StreamableChannel => scale === undefined ? new StreamableChannel(env) : new GatewayChannel(env, scale)
 
   // 2026-07-28 requests: no event store (no event ids, no priming, no resumption), so closing a
   // request's stream cancels it.
-  const modernEnv: StreamEnv = { ...env, store: undefined, scale: undefined }
+  const modernEnv: StreamEnv = { ...env, store: undefined }
   const legacyServed = core.modern.generations.has('legacy')
   const modernServed = core.modern.generations.has('modern')
 
@@ -118,7 +118,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
 
   const newSession = (request: FastifyRequest): Entry => {
     const client = http.limits.admit(request)
-    const channel = new StreamableChannel(env)
+    const channel = newChannel()
     const session = new Session(randomUUID(), channel, request.mcpPrincipal)
     channel.bind(session)
     // Counted at once (capacity), but a 'new' session receives no broadcast.
@@ -133,7 +133,8 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
    */
   const scaled = (entry: Entry): void => {
     if (scale === undefined) return
-    const { session, channel } = entry
+    const { session } = entry
+    const channel = entry.channel as GatewayChannel
     session.requestIdPrefix = `s.${scale.self}.`
     const item: ScaledEntry = {
       session,
@@ -180,7 +181,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
         const known = sessions.get(id)
         if (known !== undefined) return known
         if (stored === undefined || stored.record.kind !== 'streamable') return undefined
-        const channel = new StreamableChannel(env)
+        const channel = new GatewayChannel(env, scale)
         const session = sessionFromRecord(stored.record, channel)
         channel.bind(session)
         const entry: Entry = { session, channel }
@@ -240,7 +241,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
       reply.hijack()
       channel.openRequestStream(message.id, reply.raw, reply.getHeaders() as OutgoingHttpHeaders)
       await dispatch(request, session, classified)
-      channel.finish(message.id)
+      channel.handlerDone(message.id)
       return reply
     }
     // 'json' and 'deferred' both start as a JSON answer; 'deferred' lets the channel upgrade it.
@@ -253,7 +254,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     reply.raw.off('close', onClose)
     // Upgraded (hijacked) while the handler ran: end the stream unless its response did.
     if (reply.sent) {
-      channel.finish(message.id)
+      channel.handlerDone(message.id)
       return reply
     }
     const status = session.era === 'modern' ? modernStatusOf(channel.errorCodeOf(message.id), { ladder: false }) : 200
@@ -423,7 +424,8 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
   const listenScaled = async (request: FastifyRequest, reply: FastifyReply, entry: Entry, lastEventId: string | undefined): Promise<FastifyReply> => {
     /* c8 ignore next: called with scale-out only */
     if (scale === undefined) return reply
-    const { session, channel } = entry
+    const { session } = entry
+    const channel = entry.channel as GatewayChannel
     const stream0 = lastEventId === undefined ? undefined : STREAM0_EVENT_ID.exec(lastEventId) ?? undefined
     if (lastEventId !== undefined && stream0 === undefined) {
       const executor = SCALED_EVENT_ID.exec(lastEventId)?.[2]
