@@ -15,7 +15,6 @@ import { openModernSession } from '../../protocol/modern/session.js'
 import { samePrincipal } from '../../protocol/principal.js'
 import { Session } from '../../protocol/session.js'
 import type { ResolvedPluginOptions } from '../../schemas/resolve.js'
-import { MemoryEventStore } from '../../scale/memory/event-store.js'
 import { registerBodyless, type HttpKit } from '../http/kit.js'
 import { checkModernHeaders } from './modern-headers.js'
 import { modernStatusOf, sendModernRefusal } from './modern-replies.js'
@@ -24,14 +23,8 @@ import {
   checkProtocolVersion, lastEventIdOf, requireGetAccept, requirePostAccept, requireSessionId, type Acceptable
 } from './headers.js'
 import { StreamableChannel, type StreamEnv } from './channel.js'
-import type { ScaledEntry } from '../scale-out/node.js'
-import { recordOf, sessionFromRecord } from '../scale-out/record.js'
+import type { SessionDirectory, StreamableEntry, StreamableTable } from '../scale-out/directory.js'
 import { clientOf } from '../http/session-limits.js'
-import { GatewayChannel, SCALED_EVENT_ID, STREAM0_EVENT_ID } from '../scale-out/gateway.js'
-import { cancelOf } from '../../jsonrpc/cancel.js'
-
-/** Requests whose effect on the session other instances must see (`changed`). */
-const SYNCED_METHODS = new Set(['logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'])
 
 /** The version a stateless request speaks when it names none (MCP: assume 2025-03-26). */
 const STATELESS_DEFAULT_VERSION = '2025-03-26'
@@ -66,12 +59,7 @@ function answerMode (accept: Acceptable, method: string): AnswerMode {
   return accept.sse && method !== 'initialize' ? 'deferred' : 'json'
 }
 
-interface Entry {
-  session: Session
-  channel: StreamableChannel
-  /** Scale-out: the session as this instance's node knows it. */
-  scaled?: ScaledEntry
-}
+type Entry = StreamableEntry
 
 /**
  * The Streamable HTTP transport (MCP 2025-03-26 and later) at one endpoint:
@@ -80,22 +68,23 @@ interface Entry {
  * for server messages or resumes a stream after `Last-Event-ID`, DELETE ends
  * the session. With `stateless`, every POST stands alone and GET/DELETE are 405.
  */
-export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, http: HttpKit, endpoint: string): void {
+export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, http: HttpKit, endpoint: string, directory: SessionDirectory): void {
   // Only sessions opened here: a legacy SSE session id is unknown to this endpoint.
   const sessions = new Map<string, Entry>()
-  const scale = http.scale
   const env: StreamEnv = {
-    // A stateless session lives for one POST: there is nothing to resume. Scale-out: the shared
-    // store (the user's `eventStore` when given: mountMcp put it in the engine).
-    store: scale !== undefined
-      ? scale.engine.events
-      : options.stateless ? undefined : options.eventStore ?? (options.eventStoreSize > 0 ? new MemoryEventStore(options.eventStoreSize, options.eventStoreBytes) : undefined),
+    store: directory.events,
     streams: http.streams,
     maxQueuedBytes: options.maxQueuedBytes,
-    // Scale-out: the store is Redis, and an outage would log every event; the node logs once.
-    onStoreError: scale !== undefined ? (error) => { scale.health.failed(error) } : (error) => { app.log.error({ err: error }, 'MCP event store failed') }
+    onStoreError: directory.eventsFailed
   }
-  const newChannel = (): StreamableChannel => scale === undefined ? new StreamableChannel(env) : new GatewayChannel(env, scale)
+  const table: StreamableTable = {
+    env,
+    get: (id) => sessions.get(id),
+    add: (entry) => {
+      sessions.set(entry.session.id, entry)
+      entry.session.onClose(() => { sessions.delete(entry.session.id) })
+    }
+  }
 
   // 2026-07-28 requests: no event store (no event ids, no priming, no resumption), so closing a
   // request's stream cancels it.
@@ -118,7 +107,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
 
   const newSession = (request: FastifyRequest): Entry => {
     const client = http.limits.admit(request)
-    const channel = newChannel()
+    const channel = directory.channel(env)
     const session = new Session(randomUUID(), channel, request.mcpPrincipal)
     channel.bind(session)
     // Counted at once (capacity), but a 'new' session receives no broadcast.
@@ -127,105 +116,30 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     return { session, channel }
   }
 
-  /**
-   * Scale-out: registers a session this instance holds with the node. Its first use here extends
-   * the record (`touchedAt` 0): the client is back, which a record made by `initialize` waits for.
-   */
-  const scaled = (entry: Entry): void => {
-    if (scale === undefined) return
-    const { session } = entry
-    const channel = entry.channel as GatewayChannel
-    session.requestIdPrefix = `s.${scale.self}.`
-    const item: ScaledEntry = {
-      session,
-      kind: 'streamable',
-      localOnly: false,
-      touchedAt: 0,
-      get holdsStream () { return channel.isGateway },
-      fanout: (position, json) => { channel.writeFanout(position, json) },
-      direct: (message) => {
-        switch (message.type) {
-          case 'response': {
-            const classified = classifyMessage(JSON.parse(message.json))
-            if (classified.kind === 'response') session.receiveResponse(classified.message)
-            return
-          }
-          case 'event':
-            channel.writeLog(message.position, message.json)
-            return
-          case 'release':
-            channel.releaseGateway()
-            return
-          case 'attach':
-            void channel.planResume(message.after).then((plan) => {
-              const sink = scale.attachments.sinkTo(message.to, session.id, message.stream)
-              if (plan === undefined) sink.end()
-              else channel.resumeRemotely(plan, sink)
-            })
-        }
-      }
-    }
-    entry.scaled = item
-    scale.register(item)
-  }
-
-  /** Scale-out: a session opened on another instance, rebuilt here from its record (once per instance). */
-  const rebuilding = new Map<string, Promise<Entry | undefined>>()
-  const rebuild = async (id: string): Promise<Entry | undefined> => {
-    /* c8 ignore next: called with scale-out only */
-    if (scale === undefined) return undefined
-    let pending = rebuilding.get(id)
-    if (pending === undefined) {
-      pending = (async () => {
-        const stored = await scale.engine.sessions.get(id)
-        const known = sessions.get(id)
-        if (known !== undefined) return known
-        if (stored === undefined || stored.record.kind !== 'streamable') return undefined
-        const channel = new GatewayChannel(env, scale)
-        const session = sessionFromRecord(stored.record, channel)
-        channel.bind(session)
-        const entry: Entry = { session, channel }
-        core.addSession(session, null)
-        sessions.set(id, entry)
-        session.onClose(() => { sessions.delete(id) })
-        scaled(entry)
-        return entry
-      })()
-      rebuilding.set(id, pending)
-      void pending.finally(() => { rebuilding.delete(id) }).catch(() => {})
-    }
-    return await pending
-  }
-
   /** The session a request names: 400 without an id, 404 unknown or ended, 403 someone else's. */
   const lookup = async (request: FastifyRequest): Promise<Entry> => {
     const id = requireSessionId(request)
-    let entry = id === undefined ? undefined : sessions.get(id)
-    // Scale-out: the first request of a session on this instance loads its record; later ones use the copy.
-    if (entry === undefined && scale !== undefined && id !== undefined) {
-      entry = await rebuild(id)
-      if (entry === undefined) throw await scale.unknownSession()
-    }
-    if (entry === undefined) throw new UnknownSessionError()
+    // Too long to be one of ours: unknown wherever it is asked.
+    if (id === undefined) throw new UnknownSessionError()
+    const entry = sessions.get(id) ?? await directory.missing(id, table)
     if (!samePrincipal(entry.session.principal, request.mcpPrincipal)) throw new ForeignSessionError()
     checkProtocolVersion(request)
     // The client came back with its session id: initialization is complete.
     http.limits.established(entry.session)
     entry.session.lastActivity = Date.now()
-    if (entry.scaled !== undefined) scale?.extendRecord(entry.scaled)
+    directory.used(entry.session)
     return entry
   }
 
   const dispatch = async (request: FastifyRequest, session: Session, classified: ClassifiedMessage): Promise<void> => {
     try {
-      const synced = scale !== undefined && classified.kind === 'request' && SYNCED_METHODS.has(classified.message.method)
-      if (synced) await scale.refresh(session)
+      const syncing = classified.kind === 'request' ? directory.syncing(session, classified.message.method) : undefined
+      if (syncing !== undefined) await syncing
       const handled = core.dispatcher.dispatch(session, classified, request.mcpPrincipal, request.raw)
-      // Scale-out: the request is in flight now (registered synchronously); a cancel that overtook it applies.
-      if (scale !== undefined && classified.kind === 'request') scale.earlyCancels.applyTo(session, classified.message.id)
+      // The request is in flight now (registered synchronously): a cancel that overtook it applies.
+      if (classified.kind === 'request') directory.started(session, classified.message.id)
       await handled
-      // Scale-out: what the request changed reaches the record before the client hears the answer.
-      if (synced) await scale.sync(session)
+      if (syncing !== undefined) await directory.synced(session)
     } catch (error) {
       /* c8 ignore next 2: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
       request.log.error({ err: error }, 'MCP dispatch failed')
@@ -314,30 +228,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     await dispatch(request, session, { kind: 'request', message })
     const response = channel.takeResponse(message.id) ?? ''
     if (session.state === 'ready') {
-      // Scale-out: stored before its id goes out, so that the next request may land anywhere.
-      if (scale !== undefined) {
-        try {
-          // Until its client is back (on any instance: each one extends the record at its first
-          // use), the record lives no longer than a session whose client never completes
-          // initialization: nobody needs to end it everywhere (see `late` below).
-          await scale.engine.sessions.create(recordOf(session, 'streamable'), Math.min(options.sessionInitTimeoutMs, scale.ttlMs))
-        } catch (error) {
-          // 503: the client starts over; the session must not hold a slot of maxSessions meanwhile.
-          session.close('the session store is unavailable')
-          throw error
-        }
-      }
-      sessions.set(session.id, entry)
-      session.onClose(() => { sessions.delete(session.id) })
-      scaled(entry)
-      // Scale-out: not back here in time, but perhaps on another instance (round-robin): only this
-      // copy is dropped. Never back anywhere: its record expires with the short lifetime above.
-      http.limits.expectClient(session, scale === undefined
-        ? undefined
-        : () => {
-            if (entry.scaled !== undefined) entry.scaled.localOnly = true
-            session.close('not initialized in time')
-          })
+      await directory.initialized(entry, table)
       reply.header('Mcp-Session-Id', session.id)
     } else {
       session.close('initialize failed')
@@ -389,86 +280,13 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     }
     const entry = await lookup(request)
     if (classified.kind !== 'request') {
-      if (scale !== undefined && await routeAway(entry.session, classified)) return await reply.code(202).send()
-      await dispatch(request, entry.session, classified)
+      const away = directory.routeAway(entry.session, classified)
+      if (away !== undefined) await away
+      else await dispatch(request, entry.session, classified)
       return await reply.code(202).send()
     }
     if (entry.channel.has(classified.message.id)) throw new InvalidMessageError('a request with this id is already in flight on this session')
     return await answer(request, reply, entry, classified.message, answerMode(accept, classified.message.method))
-  }
-
-  /**
-   * Scale-out: a reply to a server request made on another instance goes there; a cancel of a
-   * request not handled here goes to every instance (the executor aborts it). True when sent away.
-   */
-  const routeAway = async (session: Session, classified: ClassifiedMessage): Promise<boolean> => {
-    /* c8 ignore next: called with scale-out only */
-    if (scale === undefined) return false
-    if (classified.kind === 'response') {
-      const owner = scale.ownerOfReply(classified.message.id)
-      if (owner === undefined) return false
-      // A dead instance's request is gone with it: the reply is dropped.
-      await scale.engine.bus.send(owner, { type: 'response', session: session.id, json: JSON.stringify(classified.message) }, { forRequest: true })
-      return true
-    }
-    const cancel = cancelOf(classified)
-    if (cancel !== undefined) {
-      if (session.isHandling(cancel.requestId)) return false
-      await scale.engine.bus.control({ type: 'cancel', session: session.id, ...cancel }, { forRequest: true })
-      return true
-    }
-    return false
-  }
-
-  /** Scale-out GET: claims stream 0 (its previous holder releases it), plain or resuming `0_{s}_{b}`. */
-  const listenScaled = async (request: FastifyRequest, reply: FastifyReply, entry: Entry, lastEventId: string | undefined): Promise<FastifyReply> => {
-    /* c8 ignore next: called with scale-out only */
-    if (scale === undefined) return reply
-    const { session } = entry
-    const channel = entry.channel as GatewayChannel
-    const stream0 = lastEventId === undefined ? undefined : STREAM0_EVENT_ID.exec(lastEventId) ?? undefined
-    if (lastEventId !== undefined && stream0 === undefined) {
-      const executor = SCALED_EVENT_ID.exec(lastEventId)?.[2]
-      if (executor === undefined) throw new InvalidMessageError('Last-Event-ID is not an event this session can replay')
-      if (executor !== scale.self) {
-        reply.hijack()
-        const res = reply.raw
-        await scale.attachments.attach(session.id, SCALED_EVENT_ID.exec(lastEventId)?.[1] ?? '', executor, lastEventId, res, reply.getHeaders() as OutgoingHttpHeaders,
-          (raw) => new SseStream(raw, { maxQueuedBytes: options.maxQueuedBytes, onOverflow: () => {} }))
-        return reply
-      }
-      return await resumeLocal(request, reply, channel, lastEventId)
-    }
-    if (stream0 === undefined && channel.hasStandalone) throw new StreamConflictError('this session already has a GET stream open')
-    if (stream0 !== undefined) channel.beginResume0(stream0[1] ?? '0', stream0[2] ?? '0')
-    const claim = await scale.engine.sessions.claimGateway(session.id, scale.self)
-    if (claim === undefined) {
-      channel.releaseGateway()
-      // Shortly after Redis lost its data the record may not be back yet: 503, not 404.
-      throw await scale.unknownSession()
-    }
-    if (claim.previous !== undefined && claim.previous !== scale.self) await scale.engine.bus.send(claim.previous, { type: 'release', session: session.id })
-    const headers = reply.getHeaders() as OutgoingHttpHeaders
-    if (stream0 === undefined) {
-      reply.hijack()
-      if (reply.raw.socket === null || reply.raw.socket.destroyed) return reply
-      channel.openGateway(reply.raw, headers, claim.tail, scale.engine.bus.fanoutCursor())
-    } else {
-      const [log, fanout] = await Promise.all([
-        scale.engine.bus.log0After(session.id, stream0[1] ?? '0'),
-        scale.engine.bus.fanoutAfter(stream0[2] ?? '0')
-      ])
-      // A list change missed is one re-list to do, however many instances made it: the latest per list.
-      const lastChange = new Map(fanout.map(({ message }, index) => [message.type === 'list-changed' ? message.list : '', index]))
-      const missed = fanout.filter(({ message }, index) => message.type === 'broadcast' ||
-        (message.type === 'resource-updated' && session.subscriptions.has(message.uri)) ||
-        (message.type === 'list-changed' && lastChange.get(message.list) === index))
-        .map(({ position, message }) => ({ position, json: message.json }))
-      reply.hijack()
-      channel.finishResume0(reply.raw, headers, log, missed)
-    }
-    http.endWithCredential(request, reply.raw, () => { reply.raw.end() })
-    return reply
   }
 
   const resumeLocal = async (request: FastifyRequest, reply: FastifyReply, channel: StreamableChannel, lastEventId: string): Promise<FastifyReply> => {
@@ -485,9 +303,10 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
     const entry = await lookup(request)
     const { channel } = entry
     const lastEventId = lastEventIdOf(request)
-    if (scale !== undefined) return await listenScaled(request, reply, entry, lastEventId)
-    if (lastEventId !== undefined) return await resumeLocal(request, reply, channel, lastEventId)
+    if (lastEventId !== undefined) return await (directory.resumeElsewhere(request, reply, entry, lastEventId) ?? resumeLocal(request, reply, channel, lastEventId))
     if (channel.hasStandalone) throw new StreamConflictError('this session already has a GET stream open')
+    const elsewhere = directory.openStream0(request, reply, entry)
+    if (elsewhere !== undefined) return await elsewhere
     reply.hijack()
     // Gone before we got here: no 'close' would ever come to free the stream slot.
     if (reply.raw.socket === null || reply.raw.socket.destroyed) return reply
@@ -499,9 +318,7 @@ export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, o
 
   const end = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const { session } = await lookup(request)
-    // Scale-out: ended everywhere (every instance aborts its handlers and ends its streams) before the 204.
-    if (scale !== undefined) await scale.endEverywhere(session.id, 'ended by the client')
-    else session.close('ended by the client')
+    await directory.end(session, 'ended by the client')
     return await reply.code(204).send()
   }
 
