@@ -7,13 +7,13 @@ import type { McpCore } from '../../protocol/core.js'
 import { samePrincipal } from '../../protocol/principal.js'
 import type { Session } from '../../protocol/session.js'
 import type { EventStore } from '../../scale/memory/event-store.js'
-import type { DirectMessage, GatewayClaim } from '../../scale/ports.js'
+import type { DirectMessage } from '../../scale/ports.js'
 import { postedMessage } from '../http/body.js'
 import type { HttpKit } from '../http/kit.js'
 import { SseStream } from '../http/sse-stream.js'
 import type { StreamEnv } from '../streamable/event-ids.js'
 import type { SessionDirectory, SseReceiver, StreamableEntry, StreamableTable } from './directory.js'
-import { GatewayChannel, SCALED_EVENT_ID, STREAM0_EVENT_ID } from './gateway.js'
+import { GatewayChannel, SCALED_EVENT_ID, STREAM0_EVENT_ID, Stream0Claims } from './gateway.js'
 import type { ScaledEntry, ScaleNode } from './node.js'
 import { recordOf, sessionFromRecord } from './record.js'
 
@@ -48,6 +48,7 @@ export class ClusterDirectory implements SessionDirectory {
   private readonly core: McpCore
   private readonly options: ClusterDirectoryOptions
   private readonly http: HttpKit
+  private readonly stream0: Stream0Claims
   /** Streamable HTTP sessions being rebuilt from their records (once per instance). */
   private readonly rebuilding = new Map<string, Promise<StreamableEntry | undefined>>()
 
@@ -56,6 +57,7 @@ export class ClusterDirectory implements SessionDirectory {
     this.core = core
     this.options = options
     this.http = http
+    this.stream0 = new Stream0Claims(node, http)
     // The shared store: the user's `eventStore` when given (mountMcp put it in the engine).
     this.events = node.engine.events
     // The store is Redis, and an outage would log every event; the node logs once.
@@ -212,12 +214,12 @@ export class ClusterDirectory implements SessionDirectory {
   /** Stream 0 resumed after `0_{s}_{b}`, wherever it was; a request stream of another executor, attached from there. */
   resumeElsewhere (request: FastifyRequest, reply: FastifyReply, entry: StreamableEntry, lastEventId: string): Promise<FastifyReply> | undefined {
     const stream0 = STREAM0_EVENT_ID.exec(lastEventId)
-    if (stream0 !== null) return this.resumeStream0(request, reply, entry, stream0[1] ?? '0', stream0[2] ?? '0')
+    if (stream0 !== null) return this.stream0.resume(request, reply, entry.session, gatewayOf(entry), stream0[1] ?? '0', stream0[2] ?? '0')
     const scaled = SCALED_EVENT_ID.exec(lastEventId)
     // Another instance's request stream; this instance's own (or no stream at all: 400) is the channel's.
     const executor = scaled?.[2]
-    if (scaled === null || executor === undefined || executor === this.node.self) return undefined
-    return this.attach(reply, entry, scaled[1] ?? '', executor, lastEventId)
+    if (executor === undefined || executor === this.node.self) return undefined
+    return this.attach(reply, entry, scaled?.[1] ?? '', executor, lastEventId)
   }
 
   private async attach (reply: FastifyReply, entry: StreamableEntry, streamId: string, executor: string, lastEventId: string): Promise<FastifyReply> {
@@ -227,53 +229,8 @@ export class ClusterDirectory implements SessionDirectory {
     return reply
   }
 
-  /** Claims stream 0 (its previous holder releases it) and replays what the client missed: the log, then the fan-out. */
-  private async resumeStream0 (request: FastifyRequest, reply: FastifyReply, entry: StreamableEntry, log: string, fanout: string): Promise<FastifyReply> {
-    const { session } = entry
-    const channel = gatewayOf(entry)
-    channel.beginResume0(log, fanout)
-    await this.claimStream0(session, channel)
-    const headers = reply.getHeaders() as OutgoingHttpHeaders
-    const bus = this.node.engine.bus
-    const [logged, fanned] = await Promise.all([bus.log0After(session.id, log), bus.fanoutAfter(fanout)])
-    // A list change missed is one re-list to do, however many instances made it: the latest per list.
-    const lastChange = new Map(fanned.map(({ message }, index) => [message.type === 'list-changed' ? message.list : '', index]))
-    const missed = fanned.filter(({ message }, index) => message.type === 'broadcast' ||
-      (message.type === 'resource-updated' && session.subscriptions.has(message.uri)) ||
-      (message.type === 'list-changed' && lastChange.get(message.list) === index))
-      .map(({ position, message }) => ({ position, json: message.json }))
-    reply.hijack()
-    channel.finishResume0(reply.raw, headers, logged, missed)
-    this.http.endWithCredential(request, reply.raw, () => { reply.raw.end() })
-    return reply
-  }
-
   openStream0 (request: FastifyRequest, reply: FastifyReply, entry: StreamableEntry): Promise<FastifyReply> {
-    return this.openGateway(request, reply, entry)
-  }
-
-  /** A plain GET claims stream 0 (its previous holder releases it) and opens it after the claim's tail. */
-  private async openGateway (request: FastifyRequest, reply: FastifyReply, entry: StreamableEntry): Promise<FastifyReply> {
-    const channel = gatewayOf(entry)
-    const claim = await this.claimStream0(entry.session, channel)
-    const headers = reply.getHeaders() as OutgoingHttpHeaders
-    reply.hijack()
-    // Gone before we got here: no 'close' would ever come to free the stream slot.
-    if (reply.raw.socket === null || reply.raw.socket.destroyed) return reply
-    channel.openGateway(reply.raw, headers, claim.tail, this.node.engine.bus.fanoutCursor())
-    this.http.endWithCredential(request, reply.raw, () => { reply.raw.end() })
-    return reply
-  }
-
-  private async claimStream0 (session: Session, channel: GatewayChannel): Promise<GatewayClaim> {
-    const claim = await this.node.engine.sessions.claimGateway(session.id, this.node.self)
-    if (claim === undefined) {
-      channel.releaseGateway()
-      // Shortly after Redis lost its data the record may not be back yet: 503, not 404.
-      throw await this.node.unknownSession()
-    }
-    if (claim.previous !== undefined && claim.previous !== this.node.self) await this.node.engine.bus.send(claim.previous, { type: 'release', session: session.id })
-    return claim
+    return this.stream0.open(request, reply, entry.session, gatewayOf(entry))
   }
 
   // ---- legacy SSE -----------------------------------------------------------------

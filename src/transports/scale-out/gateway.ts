@@ -1,8 +1,13 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { JsonRpcId } from '../../jsonrpc/messages.js'
+import type { Session } from '../../protocol/session.js'
+import type { GatewayClaim } from '../../scale/ports.js'
 import { comparePositions } from '../../scale/position.js'
+import type { HttpKit } from '../http/kit.js'
 import { StreamableChannel } from '../streamable/channel.js'
 import { PRIMING_RETRY_MS, type LiveStream, type ResumePlan, type StreamEnv } from '../streamable/event-ids.js'
+import type { ScaleNode } from './node.js'
 
 /** A request stream's event id names its executor: `{instance}.{k}_{n}`. */
 export const SCALED_EVENT_ID = /^(([A-Za-z0-9-]{1,64})\.\d{1,15})_\d{1,15}$/
@@ -158,5 +163,63 @@ export class GatewayChannel extends StreamableChannel {
   private writeGateway (json: string, id: string): void {
     if (!this.gateway || this.held0 !== undefined) return
     this.standalone.live?.message(json, this.resumable ? id : undefined)
+  }
+}
+
+/**
+ * The GETs that make this instance the session's gateway: each claims stream 0 in the store
+ * (atomically against deliveries: every message up to the claim went to the previous holder, which
+ * is told to release it, and every later one comes here), then opens the stream after the claim,
+ * or replays what the client missed first.
+ */
+export class Stream0Claims {
+  private readonly node: ScaleNode
+  private readonly http: HttpKit
+
+  constructor (node: ScaleNode, http: HttpKit) {
+    this.node = node
+    this.http = http
+  }
+
+  /** A plain GET: the stream starts after the claim's tail (and the fan-out this instance has handed on). */
+  async open (request: FastifyRequest, reply: FastifyReply, session: Session, channel: GatewayChannel): Promise<FastifyReply> {
+    const claim = await this.claim(session, channel)
+    const headers = reply.getHeaders() as OutgoingHttpHeaders
+    reply.hijack()
+    // Gone before we got here: no 'close' would ever come to free the stream slot.
+    if (reply.raw.socket === null || reply.raw.socket.destroyed) return reply
+    channel.openGateway(reply.raw, headers, claim.tail, this.node.engine.bus.fanoutCursor())
+    this.http.endWithCredential(request, reply.raw, () => { reply.raw.end() })
+    return reply
+  }
+
+  /** A GET after `0_{log}_{fanout}`, wherever stream 0 was: what the client missed (the log, then the fan-out), then live. */
+  async resume (request: FastifyRequest, reply: FastifyReply, session: Session, channel: GatewayChannel, log: string, fanout: string): Promise<FastifyReply> {
+    channel.beginResume0(log, fanout)
+    await this.claim(session, channel)
+    const headers = reply.getHeaders() as OutgoingHttpHeaders
+    const bus = this.node.engine.bus
+    const [logged, fanned] = await Promise.all([bus.log0After(session.id, log), bus.fanoutAfter(fanout)])
+    // A list change missed is one re-list to do, however many instances made it: the latest per list.
+    const lastChange = new Map(fanned.map(({ message }, index) => [message.type === 'list-changed' ? message.list : '', index]))
+    const missed = fanned.filter(({ message }, index) => message.type === 'broadcast' ||
+      (message.type === 'resource-updated' && session.subscriptions.has(message.uri)) ||
+      (message.type === 'list-changed' && lastChange.get(message.list) === index))
+      .map(({ position, message }) => ({ position, json: message.json }))
+    reply.hijack()
+    channel.finishResume0(reply.raw, headers, logged, missed)
+    this.http.endWithCredential(request, reply.raw, () => { reply.raw.end() })
+    return reply
+  }
+
+  private async claim (session: Session, channel: GatewayChannel): Promise<GatewayClaim> {
+    const claim = await this.node.engine.sessions.claimGateway(session.id, this.node.self)
+    if (claim === undefined) {
+      channel.releaseGateway()
+      // Shortly after Redis lost its data the record may not be back yet: 503, not 404.
+      throw await this.node.unknownSession()
+    }
+    if (claim.previous !== undefined && claim.previous !== this.node.self) await this.node.engine.bus.send(claim.previous, { type: 'release', session: session.id })
+    return claim
   }
 }
