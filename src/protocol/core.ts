@@ -120,12 +120,8 @@ export class McpCore implements MCPRegistryApi {
   private readonly limits: ProtocolLimits
   /** Tasks started by task-augmented calls, and the `tasks/*` methods. */
   readonly tasks: TaskManager
-  /**
-   * Scale-out: broadcasts and resource updates go to every instance through this instead of
-   * straight to this instance's sessions. Registry changes stay local: every instance applies the
-   * same registrations and announces them to what it holds.
-   */
-  relay: ChangeRelay | undefined
+  /** Scale-out: where changes go instead of straight to this instance's sessions (see {@link setRelay}). */
+  private relay: ChangeRelay | undefined
   /** How many of `sessions` are copies of sessions opened on another instance (scale-out). */
   private copies = 0
   /** Spans and metrics (MCP semantic conventions); transports report refusals through it. */
@@ -180,6 +176,16 @@ export class McpCore implements MCPRegistryApi {
    */
   verifyDefinitions (): void {
     for (const verify of this.verifiers) verify()
+  }
+
+  /**
+   * Scale-out: broadcasts and resource updates go to every instance through `relay` instead of
+   * straight to this instance's sessions, and registry changes are announced through it (every
+   * instance applies the same registrations; each announces a change once). Undefined puts the
+   * sessions of this instance back as the only receivers (shutdown).
+   */
+  setRelay (relay: ChangeRelay | undefined): void {
+    this.relay = relay
   }
 
   /** Adds a receiver of every change event beside the sessions; returns its removal. */
