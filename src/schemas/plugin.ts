@@ -3,6 +3,7 @@ import { isRecord } from '../util/is-record.js'
 import type { Add, OptionsProblem } from './engine/problems.js'
 import { strict } from './engine/schema.js'
 import { httpRouteProperties, httpRules } from './http.js'
+import { scaleOutSecretRule } from './scale-out.js'
 import { protocolRules, serverProperties } from './server.js'
 
 export const PluginOptionsSchema = Type.Object({ ...serverProperties, ...httpRouteProperties }, strict)
@@ -28,5 +29,6 @@ export function pluginRules (options: unknown): OptionsProblem[] {
     if (key in options) add(key, `not a plugin option: the Fastify app owns the listener; set ${where} (see the README)`)
   }
   httpRules(options, '', add)
+  scaleOutSecretRule(options, options, add)
   return problems
 }
