@@ -127,6 +127,11 @@ export interface WriteOptions {
  */
 export interface Bus {
   readonly self: string
+  /**
+   * To one instance's inbox. A message for an instance that is not alive is dropped (resolves,
+   * nothing written): nothing would read it. Rejects with ScaleUnavailableError when the inbox
+   * holds its bound of unread bytes.
+   */
   send: (to: string, message: DirectMessage, options?: WriteOptions) => Promise<void>
   control: (message: ControlMessage, options?: WriteOptions) => Promise<void>
   fanout: (message: FanoutMessage) => Promise<string>
@@ -237,6 +242,12 @@ export interface ScaleEngine {
    * for the check that follows a reconnect. Absent where state cannot be lost.
    */
   readonly restartedRecently?: () => Promise<boolean>
+  /**
+   * Calls `handler` with the name of a bound (`scaleOut.inboxBytes`, ...) each time the engine
+   * refuses a write past it: the node counts it in telemetry (`fastify_mcp.server.limit.refusals`).
+   * Absent where nothing is bounded (in memory).
+   */
+  readonly onLimitRefusal?: (handler: (limit: string) => void) => void
   close: () => Promise<void>
 }
 

@@ -12,9 +12,11 @@ export interface Keys {
   logBytes: (sid: string) => string
   /** Every key of a session, for touch and delete. */
   ofSession: (sid: string) => [string, string, string, string]
-  /** Stream: one instance's inbox. */
+  /** Stream: one instance's inbox. Deleted by its reader as it reads (see `mcpInboxAck`). */
   inbox: (instance: string) => string
-  /** Prefix of the inboxes (the deliver0 script appends the gateway's id). */
+  /** String: bytes held unread in one instance's inbox, for its byte bound (`{inbox}:b`). */
+  inboxBytes: (instance: string) => string
+  /** Prefix of the inboxes (the deliver0 script appends the gateway's id, and INBOX_BYTES_SUFFIX for its byte count). */
   inboxPrefix: string
   /** Stream: control messages for every instance (cancel, end, changed). */
   control: string
@@ -30,6 +32,9 @@ export interface Keys {
   ownerTasks: (ownerDigest: string) => string
 }
 
+/** What the byte count of an inbox adds to the inbox's key (instance ids never contain `:`, so no inbox can be named so). */
+export const INBOX_BYTES_SUFFIX = ':b'
+
 export function keysOf (namespace: string): Keys {
   const ns = namespace
   const session = (sid: string): string => `${ns}:s:${sid}`
@@ -43,6 +48,7 @@ export function keysOf (namespace: string): Keys {
     logBytes,
     ofSession: (sid) => [session(sid), log0(sid), requestLog(sid), logBytes(sid)],
     inbox: (instance) => `${ns}:in:${instance}`,
+    inboxBytes: (instance) => `${ns}:in:${instance}${INBOX_BYTES_SUFFIX}`,
     inboxPrefix: `${ns}:in:`,
     control: `${ns}:ctl`,
     fanout: `${ns}:bc`,

@@ -3,9 +3,9 @@
 // byte bound exact. ioredis defines each as a command: EVALSHA, falling back to EVAL when the
 // script cache is empty (a restarted Redis).
 //
-// Keys a script touches are passed in KEYS, except the gateway's inbox in `mcpDeliver0`, which is
-// only known once the script has read the session: the engine supports a single Redis server (or a
-// primary with replicas), not Redis Cluster.
+// Keys a script touches are passed in KEYS, except the gateway's inbox (and its byte count) in
+// `mcpDeliver0`, which is only known once the script has read the session: the engine supports a
+// single Redis server (or a primary with replicas), not Redis Cluster.
 
 /**
  * Appends `fields` (`d` = data first) to a stream, then evicts the oldest entries while the stream
@@ -30,6 +30,39 @@ local function append(stream, bytesKey, slot, maxLen, maxBytes, ttl, fields)
     redis.call('PEXPIRE', bytesKey, ttl)
   end
   return id
+end
+`
+
+/**
+ * Appends `fields` to an instance's inbox unless it holds `maxBytes` bytes unread already (one
+ * message larger than that still goes into an empty inbox: it is bounded by `bodyLimit`). The
+ * bytes are those of the field values, counted in `bytesKey` and given back by the reader
+ * (`mcpInboxAck`). An inbox is never trimmed by length: each entry is a message someone was
+ * answered for (a legacy POST answered 202), so a full inbox refuses instead. Either key created
+ * here gets `ttl` (the inbox's owner extends both at each heartbeat): nothing outlives its owner.
+ * Returns the entry id, or false when refused.
+ */
+const INBOX_ADD = `
+local function inboxAdd(inbox, bytesKey, maxBytes, ttl, fields)
+  local size = 0
+  for i = 2, #fields, 2 do size = size + #fields[i] end
+  local held = tonumber(redis.call('GET', bytesKey) or '0')
+  if held > 0 and held + size > maxBytes then return false end
+  local id = redis.call('XADD', inbox, '*', unpack(fields))
+  redis.call('INCRBY', bytesKey, size)
+  if redis.call('PTTL', inbox) < 0 then redis.call('PEXPIRE', inbox, ttl) end
+  if redis.call('PTTL', bytesKey) < 0 then redis.call('PEXPIRE', bytesKey, ttl) end
+  return id
+end
+`
+
+/** Whether `instance` has beaten within its expiry, on Redis' clock, in the live zset `live`. */
+const IS_ALIVE = `
+local function isAlive(live, instance)
+  local expiry = redis.call('ZSCORE', live, instance)
+  if not expiry then return false end
+  local t = redis.call('TIME')
+  return tonumber(expiry) > tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 `
 
@@ -80,17 +113,54 @@ local tail = '0'
 if newest then tail = newest[1] end
 return { previous, tail }`],
   /**
-   * KEYS: session, its stream-0 log, the logs' byte counts. ARGV: data, message (the envelope's
-   * JSON, without its position), maxLen, maxBytes, ttlMs, inbox key prefix, inbox maxLen, from,
-   * boot, seq. Logs the message, reads the gateway and puts it in the gateway's inbox, in one step.
-   * Returns the log position, or nil when no instance ever held the session's stream 0.
+   * KEYS: session, its stream-0 log, the logs' byte counts, the live zset. ARGV: data, message (the
+   * envelope's JSON, without its position), maxLen, maxBytes, ttlMs, inbox key prefix, inbox
+   * maxBytes, inbox TTL, inbox byte-count suffix, from, boot, seq. Logs the message, reads the
+   * gateway and puts it in the gateway's inbox, in one step; a gateway that is not alive gets
+   * nothing (the log keeps the message for the client's resume elsewhere), nor one whose inbox is
+   * full. Returns { log position, 1 delivered | 0 gateway not alive | -1 inbox full }, or nil when
+   * no instance ever held the session's stream 0.
    */
-  mcpDeliver0: [3, APPEND + `
+  mcpDeliver0: [4, APPEND + INBOX_ADD + IS_ALIVE + `
 local gw = redis.call('HGET', KEYS[1], 'gw')
 if not gw then return false end
 local pos = append(KEYS[2], KEYS[3], '0', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), { 'd', ARGV[1] })
-redis.call('XADD', ARGV[6] .. gw, 'MAXLEN', '~', ARGV[7], '*', 'f', ARGV[8], 'b', ARGV[9], 'n', ARGV[10], 'm', ARGV[2], 'p', pos)
-return pos`],
+if not isAlive(KEYS[4], gw) then return { pos, 0 } end
+local inbox = ARGV[6] .. gw
+local id = inboxAdd(inbox, inbox .. ARGV[9], tonumber(ARGV[7]), tonumber(ARGV[8]), { 'f', ARGV[10], 'b', ARGV[11], 'n', ARGV[12], 'm', ARGV[2], 'p', pos })
+if not id then return { pos, -1 } end
+return { pos, 1 }`],
+  /**
+   * KEYS: an inbox, its byte count. ARGV: maxBytes, ttlMs, then the entry's field/value pairs.
+   * The entry id, or nil when the inbox is full (see INBOX_ADD).
+   */
+  mcpInboxAdd: [2, INBOX_ADD + `
+return inboxAdd(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), { unpack(ARGV, 3) })`],
+  /**
+   * KEYS: this instance's inbox, its byte count. ARGV: the id after the newest entry read, the bytes
+   * read. Deletes what the reader has read (every entry before that id) and gives its bytes back.
+   * Once the inbox is empty its count goes too, so a count gone wrong (entries lost to a Redis
+   * restart, an entry written again after one) starts over there. The stream stays, empty, for
+   * its last id (see mcpTrimOlder); its TTL ends it once its owner stops beating.
+   */
+  mcpInboxAck: [2, `
+redis.call('XTRIM', KEYS[1], 'MINID', ARGV[1])
+if redis.call('XLEN', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then
+  redis.call('DEL', KEYS[2])
+  return 0
+end
+local left = redis.call('DECRBY', KEYS[2], ARGV[2])
+if left <= 0 then redis.call('DEL', KEYS[2]) end
+return left`],
+  /**
+   * KEYS: a stream. ARGV: age (ms). Deletes the entries older than that on Redis' clock (their ids
+   * are Redis times): what no live reader can still need. The stream itself stays, empty: it keeps
+   * its last id, so later entries sort after every reader's cursor even if the clock steps back.
+   */
+  mcpTrimOlder: [1, `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('XTRIM', KEYS[1], 'MINID', now - tonumber(ARGV[1]))`],
   /**
    * KEYS: a session's request-stream log, the logs' byte counts. ARGV: data, event id, stream,
    * maxLen, maxBytes, ttlMs, the request id as JSON or '' (`q`, on a stream's priming event).
@@ -103,11 +173,12 @@ if ARGV[7] ~= '' then
 end
 return append(KEYS[1], KEYS[2], 'r', tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), fields)`],
   /**
-   * KEYS: the live zset, this instance's inbox. ARGV: instance, expiry (ms), inbox TTL (ms). Beats
-   * on Redis' clock (instances' clocks may differ), drops instances past their expiry, returns
-   * { 1 if this instance was registered (unexpired) before this beat else 0, the live ones }.
+   * KEYS: the live zset, this instance's inbox, its byte count. ARGV: instance, expiry (ms), inbox
+   * TTL (ms). Beats on Redis' clock (instances' clocks may differ), drops instances past their
+   * expiry, returns { 1 if this instance was registered (unexpired) before this beat else 0, the
+   * live ones }.
    */
-  mcpBeat: [2, `
+  mcpBeat: [3, `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local was = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -116,13 +187,11 @@ if was and tonumber(was) > now then registered = 1 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return { registered, redis.call('ZRANGE', KEYS[1], 0, -1) }`],
   /** KEYS: the live zset. ARGV: instance. 1 when its heartbeat has not expired, on Redis' clock. */
-  mcpAlive: [1, `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if expiry and tonumber(expiry) > now then return 1 end
+  mcpAlive: [1, IS_ALIVE + `
+if isAlive(KEYS[1], ARGV[1]) then return 1 end
 return 0`],
   /** KEYS: the live zset. ARGV: instance. */
   mcpLeave: [1, `

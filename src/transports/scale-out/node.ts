@@ -72,6 +72,7 @@ export class ScaleNode {
     engine.bus.onDirect((envelope) => { this.onDirect(envelope) })
     engine.bus.onControl((envelope) => { this.onControl(envelope) })
     engine.bus.onFanout((envelope) => { this.onFanout(envelope) })
+    engine.onLimitRefusal?.((limit) => { core.telemetry.limitRefusal(limit) })
     this.lists = new ListChangeAnnouncer(core.registry)
     core.setRelay({
       broadcast: (json) => this.publish({ type: 'broadcast', json }, (entry) => entry.session.state === 'ready'),

@@ -1,14 +1,22 @@
+import { InvalidMessageError, ScaleUnavailableError } from '../../../errors.js'
 import type { Bus, ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleLogger, WriteOptions } from '../../ports.js'
 import { bounded, type RedisPort } from '../client.js'
-import type { Keys } from '../keys.js'
+import { INBOX_BYTES_SUFFIX, type Keys } from '../keys.js'
 import { parseEntry } from './entry.js'
-import { Liveness, MISSED_BEATS } from './liveness.js'
+import { ReadInbox } from './inbox.js'
+import { inboxTtlMs, Liveness, MISSED_BEATS } from './liveness.js'
 import { BusReader } from './reader.js'
 import { ResendLog } from './resend.js'
-import { BusWriter } from './writer.js'
+import { BusWriter, type InboxTarget } from './writer.js'
 
-/** Entries kept in an inbox and in the control stream (MAXLEN ~): a reader further behind loses. */
-const INBOX_LENGTH = 10_000
+/** Entries kept in the control stream (MAXLEN ~), besides its trim by age at each heartbeat. */
+const CONTROL_LENGTH = 10_000
+/**
+ * Largest control message, as JSON: a cancel carries a request id and a reason, bounded upstream
+ * (`MAX_REQUEST_ID_LENGTH`, 256-character reasons), the others ids. Every instance reads each
+ * one, so nothing a client sends may make one large.
+ */
+export const MAX_CONTROL_BYTES = 4096
 
 export interface RedisBusOptions {
   self: string
@@ -23,6 +31,8 @@ export interface RedisBusOptions {
   ttlMs: number
   /** Longest wait on Redis where a request waits (a write for it, a liveness check, a stream-0 resume), `redisTimeoutMs`. */
   timeoutMs: number
+  /** Bytes an inbox holds unread at most (`scaleOut.inboxBytes`). */
+  inboxBytes: number
 }
 
 /**
@@ -30,8 +40,9 @@ export interface RedisBusOptions {
  * from its cursor, where a subscriber would have lost what was published meanwhile). Each
  * instance has an inbox stream; the control and fan-out streams are shared. This class picks the
  * streams (keys.ts) and hands the work out: the writer stamps and issues writes within the outbox
- * limit, the reader reads the three streams and drops duplicates, the resend log keeps what must
- * be written again after Redis restarted empty, and liveness beats and judges deaths.
+ * limit, the reader reads the three streams and drops duplicates, the read inbox deletes what was
+ * read from it, the resend log keeps what must be written again after Redis restarted empty, and
+ * liveness beats and judges deaths.
  */
 export class RedisBus implements Bus {
   readonly self: string
@@ -39,15 +50,20 @@ export class RedisBus implements Bus {
   private readonly writer: BusWriter
   private readonly reader: BusReader
   private readonly liveness: Liveness
+  private readonly inbox: ReadInbox
   private closed = false
 
-  /** `cmd` carries commands and writes; `blocking`, a connection of the bus's own, its XREAD BLOCK. */
+  /**
+   * `cmd` carries commands and writes; `blocking`, a connection of the bus's own, its XREAD BLOCK.
+   * `refused` is told the name of each bound a write is refused past (telemetry counts them).
+   */
   constructor (
     private readonly cmd: RedisPort,
     blocking: RedisPort,
     private readonly keys: Keys,
     private readonly options: RedisBusOptions,
-    log: ScaleLogger
+    log: ScaleLogger,
+    private readonly refused: (limit: string) => void = () => {}
   ) {
     const { self, heartbeatMs, outboxLimit, timeoutMs } = options
     this.self = self
@@ -59,7 +75,8 @@ export class RedisBus implements Bus {
     this.writer = new BusWriter(cmd, { self, outboxLimit, timeoutMs }, this.resend, log)
     this.liveness = new Liveness(cmd, keys, { self, heartbeatMs, timeoutMs }, log)
     const streams = { direct: keys.inbox(self), control: keys.control, fanout: keys.fanout }
-    this.reader = new BusReader(blocking, streams, (instance) => { this.liveness.heard(instance) }, log)
+    this.inbox = new ReadInbox(cmd, { key: keys.inbox(self), bytesKey: keys.inboxBytes(self), maxBytes: options.inboxBytes, delayMs: heartbeatMs })
+    this.reader = new BusReader(blocking, streams, (instance) => { this.liveness.heard(instance) }, log, (newest, bytes) => { this.inbox.read(newest, bytes) })
   }
 
   /** Reads the streams' tails (nothing sent before this instance started is for it), beats once, starts reading. */
@@ -69,12 +86,24 @@ export class RedisBus implements Bus {
     this.reader.start()
   }
 
+  /**
+   * Nothing is written for an instance that is not alive (the one check, for every caller): no
+   * reader would take it, and a client naming a made-up instance (in a reply's id, in a resume's
+   * event id) would otherwise create keys at will. Such a message is dropped, as a dead instance
+   * drops it. An inbox holding `inboxBytes` unread refuses it (503).
+   */
   async send (to: string, message: DirectMessage, options?: WriteOptions): Promise<void> {
-    await this.writer.append(this.keys.inbox(to), INBOX_LENGTH, message, options)
+    if (!this.liveness.alive(to) && !await this.liveness.checkAlive(to)) return
+    await this.writeInbox(to, message, options)
   }
 
   async control (message: ControlMessage, options?: WriteOptions): Promise<void> {
-    await this.writer.append(this.keys.control, INBOX_LENGTH, message, options)
+    const bytes = Buffer.byteLength(JSON.stringify(message))
+    if (bytes > MAX_CONTROL_BYTES) {
+      this.refused('controlMessageBytes')
+      throw new InvalidMessageError(`a ${message.type} message of ${bytes} bytes is more than the ${MAX_CONTROL_BYTES} every instance reads`)
+    }
+    await this.writer.append(this.keys.control, CONTROL_LENGTH, message, options)
   }
 
   async fanout (message: FanoutMessage): Promise<string> {
@@ -86,10 +115,15 @@ export class RedisBus implements Bus {
     const keys = this.keys
     // The script logs `json`, then writes the `event` message to the gateway's inbox with the
     // entry's fields, completed with the position it assigned (`p`).
-    const position = await this.writer.write(async (stamp) => await this.cmd.script('mcpDeliver0',
-      [keys.session(session), keys.log0(session), keys.logBytes(session)],
-      [json, stamp.json, maxEvents, maxBytes, ttlMs, keys.inboxPrefix, INBOX_LENGTH, stamp.from, stamp.boot, stamp.seq]), { type: 'event', session, json })
-    return typeof position === 'string' ? position : undefined
+    const reply = await this.writer.write(async (stamp) => await this.cmd.script('mcpDeliver0',
+      [keys.session(session), keys.log0(session), keys.logBytes(session), keys.live],
+      [json, stamp.json, maxEvents, maxBytes, ttlMs, keys.inboxPrefix, this.options.inboxBytes, inboxTtlMs(this.options.heartbeatMs),
+        INBOX_BYTES_SUFFIX, stamp.from, stamp.boot, stamp.seq]), { type: 'event', session, json })
+    if (!Array.isArray(reply)) return undefined
+    const [position, delivered] = reply as [string, number]
+    // Logged, not delivered live: the gateway's client gets it when it resumes (see mcpDeliver0).
+    if (delivered === -1) this.refused('scaleOut.inboxBytes')
+    return position
   }
 
   async log0After (session: string, position: string): Promise<Array<{ position: string, json: string }>> {
@@ -120,7 +154,9 @@ export class RedisBus implements Bus {
    */
   restarted (): void {
     this.liveness.restarted()
-    this.resend.writeAgain(async (write) => await this.writer.append(write.key, write.maxLen, write.message, undefined, write.seq))
+    this.resend.writeAgain(async (write) => write.to === undefined
+      ? await this.writer.append(write.key, write.maxLen, write.message, undefined, write.seq)
+      : await this.writeInbox(write.to, write.message, undefined, write.seq))
   }
 
   /** The connection is back and Redis kept its data (the same `run_id`): nothing to write again. */
@@ -155,9 +191,24 @@ export class RedisBus implements Bus {
     return this.reader.cursor('fanout')
   }
 
+  /** Into `to`'s inbox, within its byte bound; refused with ScaleUnavailableError (503) when it is full. */
+  private async writeInbox (to: string, message: object, options: WriteOptions | undefined, replaces?: number): Promise<void> {
+    const inbox: InboxTarget = {
+      instance: to,
+      key: this.keys.inbox(to),
+      bytesKey: this.keys.inboxBytes(to),
+      maxBytes: this.options.inboxBytes,
+      ttlMs: inboxTtlMs(this.options.heartbeatMs)
+    }
+    if (await this.writer.appendToInbox(inbox, message, options, replaces) !== undefined) return
+    this.refused('scaleOut.inboxBytes')
+    throw new ScaleUnavailableError(`instance ${to} has scaleOut.inboxBytes (${this.options.inboxBytes}) of messages unread`)
+  }
+
   async close (): Promise<void> {
     if (this.closed) return
     this.closed = true
+    this.inbox.close()
     this.writer.close()
     this.reader.stop()
     await this.liveness.stop()

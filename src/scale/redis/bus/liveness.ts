@@ -6,6 +6,17 @@ import type { Keys } from '../keys.js'
 export const MISSED_BEATS = 3
 /** An inbox nobody reads (its instance is gone) expires after this long without a heartbeat. */
 const INBOX_TTL_MS = 60_000
+/**
+ * Control messages are kept this many heartbeats, then trimmed at a beat: every live reader has
+ * read them long before (a reader that far behind missed its own beats three times over, and
+ * counts dead), and a flood of cancels leaves nothing once it stops.
+ */
+const CONTROL_KEEP_BEATS = 10
+
+/** The TTL of an inbox and its byte count, extended by its owner's beats. */
+export function inboxTtlMs (heartbeatMs: number): number {
+  return Math.max(INBOX_TTL_MS, heartbeatMs * MISSED_BEATS)
+}
 
 export interface LivenessOptions {
   self: string
@@ -102,7 +113,9 @@ export class Liveness {
     try {
       const { self, heartbeatMs } = this.options
       const ttl = heartbeatMs * MISSED_BEATS
-      const reply = await this.cmd.script('mcpBeat', [this.keys.live, this.keys.inbox(self)], [self, ttl, Math.max(INBOX_TTL_MS, ttl)])
+      const reply = await this.cmd.script('mcpBeat', [this.keys.live, this.keys.inbox(self), this.keys.inboxBytes(self)], [self, ttl, inboxTtlMs(heartbeatMs)])
+      // Not awaited: the live set below does not depend on it.
+      this.cmd.script('mcpTrimOlder', [this.keys.control], [heartbeatMs * CONTROL_KEEP_BEATS]).catch(() => {})
       const [registered, live] = reply as [number, string[]]
       const fresh = new Set(live)
       if (Date.now() < this.keepLiveUntil) for (const instance of this.live) fresh.add(instance)

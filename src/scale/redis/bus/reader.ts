@@ -31,13 +31,16 @@ export class BusReader {
 
   /**
    * `streams`: the stream key of each channel. `heard` learns of each sender whose message is
-   * handed out, before the handlers see it.
+   * handed out, before the handlers see it. `consumed` learns, after each read that took entries
+   * from the direct channel (this instance's inbox, which nobody else reads), the newest entry
+   * read and the bytes of the field values read: they may be deleted.
    */
   constructor (
     private readonly connection: RedisPort,
     private readonly streams: Readonly<Record<Channel, string>>,
     private readonly heard: (instance: string) => void,
-    private readonly log: ScaleLogger
+    private readonly log: ScaleLogger,
+    private readonly consumed: (newest: string, bytes: number) => void = () => {}
   ) {
     // 'close' comes once per drop while the connection was up (and again per failed attempt, with
     // nothing new to note): what was read until then.
@@ -95,10 +98,13 @@ export class BusReader {
         const channel = byKey.get(key)
         /* c8 ignore next: XREAD answers only for the keys it was given */
         if (channel === undefined) continue
+        let bytes = 0
         for (const entry of entries) {
           this.cursors[channel] = entry[0]
+          if (channel === 'direct') bytes += valueBytes(entry)
           this.dispatch(channel, entry)
         }
+        if (channel === 'direct' && entries.length > 0) this.consumed(this.cursors.direct, bytes)
       }
     }
   }
@@ -127,4 +133,11 @@ export class BusReader {
       }
     }
   }
+}
+
+/** Bytes of an entry's field values, as the inbox scripts count them (Lua's `#` of each). */
+function valueBytes ([, fields]: StreamEntry): number {
+  let bytes = 0
+  for (let i = 1; i < fields.length; i += 2) bytes += Buffer.byteLength(fields[i] as string)
+  return bytes
 }

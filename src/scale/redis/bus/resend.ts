@@ -14,6 +14,8 @@ export interface Acknowledged {
   readonly at: number
   /** Length of its JSON, for RESEND_BYTES. */
   readonly bytes: number
+  /** The instance whose inbox it went to (written through the inbox's byte bound), if any. */
+  readonly to?: string
 }
 
 export interface ResendLogOptions {

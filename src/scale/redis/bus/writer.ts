@@ -5,6 +5,17 @@ import type { RedisPort } from '../client.js'
 import { fieldsOf, type Stamp } from './entry.js'
 import type { ResendLog } from './resend.js'
 
+/** Where {@link BusWriter.appendToInbox} writes: one instance's inbox, its byte count and bounds. */
+export interface InboxTarget {
+  readonly instance: string
+  readonly key: string
+  readonly bytesKey: string
+  /** Bytes the inbox may hold unread (`scaleOut.inboxBytes`). */
+  readonly maxBytes: number
+  /** TTL of the inbox's keys when this write creates them (its owner's beats extend it). */
+  readonly ttlMs: number
+}
+
 export interface BusWriterOptions {
   self: string
   /** Bus writes waiting for Redis at most (`outboxLimit`). */
@@ -37,6 +48,19 @@ export class BusWriter {
     return await this.write(async (stamp) => {
       const id = await this.cmd.xadd(key, maxLen, fieldsOf(stamp, replaces))
       this.resend.acknowledged({ key, maxLen, message, seq: stamp.seq, at: Date.now(), bytes: stamp.json.length })
+      return id
+    }, message, options)
+  }
+
+  /**
+   * One message into an instance's inbox, within the inbox's byte bound (the mcpInboxAdd script),
+   * kept for writing again once acknowledged. Undefined when the inbox is full: nothing was written.
+   */
+  async appendToInbox (inbox: InboxTarget, message: object, options?: WriteOptions, replaces?: number): Promise<string | undefined> {
+    return await this.write(async (stamp) => {
+      const id = await this.cmd.script('mcpInboxAdd', [inbox.key, inbox.bytesKey], [inbox.maxBytes, inbox.ttlMs, ...fieldsOf(stamp, replaces)])
+      if (typeof id !== 'string') return undefined
+      this.resend.acknowledged({ key: inbox.key, maxLen: 0, message, seq: stamp.seq, at: Date.now(), bytes: stamp.json.length, to: inbox.instance })
       return id
     }, message, options)
   }
