@@ -92,6 +92,8 @@ export type ControlMessage =
   | { type: 'end', session: string, reason: string }
   /** The record changed (log level, subscriptions): drop cached copies. */
   | { type: 'changed', session: string }
+  /** `tasks/cancel` of a task whose work runs on another instance: its handler's signal aborts there. */
+  | { type: 'task-cancel', taskId: string }
 
 /** Notifications for every session (and 2026 listen stream) on every instance, kept as history. */
 export type FanoutMessage =

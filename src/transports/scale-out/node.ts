@@ -73,6 +73,8 @@ export class ScaleNode {
     engine.bus.onControl((envelope) => { this.onControl(envelope) })
     engine.bus.onFanout((envelope) => { this.onFanout(envelope) })
     engine.onLimitRefusal?.((limit) => { core.telemetry.limitRefusal(limit) })
+    // A tasks/cancel taken here for a task running elsewhere reaches its handler like a cancel.
+    core.tasks.setCancelRelay(async (taskId) => { await engine.bus.control({ type: 'task-cancel', taskId }, { forRequest: true }) })
     this.lists = new ListChangeAnnouncer(core.registry)
     core.setRelay({
       broadcast: (json) => this.publish({ type: 'broadcast', json }, (entry) => entry.session.state === 'ready'),
@@ -221,6 +223,7 @@ export class ScaleNode {
     clearInterval(this.sweep)
     this.attachments.closeAll()
     this.core.setRelay(undefined)
+    this.core.tasks.setCancelRelay(undefined)
   }
 
   private publish (message: FanoutMessage, reaches: (entry: ScaledEntry) => boolean): number {
@@ -243,6 +246,10 @@ export class ScaleNode {
 
   private onControl ({ from, message }: Envelope<ControlMessage>): void {
     if (this.closing) return
+    if (message.type === 'task-cancel') {
+      this.core.tasks.cancelledElsewhere(message.taskId)
+      return
+    }
     if (message.type === 'end') this.remote.delete(message.session)
     const entry = this.local.get(message.session)
     if (entry === undefined) {
