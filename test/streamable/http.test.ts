@@ -250,7 +250,7 @@ t.test('CORS headers and preflights on the Streamable HTTP endpoint', async (t) 
     headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'mcp-session-id' }
   })
   t.equal(preflight.statusCode, 204)
-  t.match(preflight.headers['access-control-allow-headers'], /Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID/)
+  t.match(preflight.headers['access-control-allow-headers'], /Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID/)
   const reply = await app.inject({ method: 'POST', url: '/mcp', headers: { ...BOTH, origin: 'https://app.example.com' }, payload: INIT })
   t.equal(reply.headers['access-control-allow-origin'], 'https://app.example.com')
   t.match(reply.headers['access-control-expose-headers'], /Mcp-Session-Id/, 'a browser client can read the session id')
