@@ -7,8 +7,8 @@ import type { AuthOptions } from '../../src/schemas/config.js'
 import { connectSse } from '../helpers/clients.js'
 import { bearer } from '../helpers/auth-app.js'
 import { nowSeconds, signHmac } from '../helpers/auth-keys.js'
-import { endpointOf, openRawStream } from '../fixtures/http-app.js'
 import { MCP_RESOURCE, SERVER_CLIENT_ID, SERVER_CLIENT_SECRET, startAuthorizationServer } from '../fixtures/auth-oidc.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
 
 const SECRET = 'e2e-shared-secret-0123456789abcdef0123'
 const KEYS = ['e2e-key-a-0123456789abcdef', 'e2e-key-b-0123456789abcdef']

@@ -7,8 +7,8 @@ import Fastify from 'fastify'
 import mcp, { Type, principalKey, samePrincipal, type Principal } from '../../src/index.js'
 import { bearer } from '../helpers/auth-app.js'
 import { nowSeconds, signHmac } from '../helpers/auth-keys.js'
-import { endpointOf, openRawStream } from '../fixtures/http-app.js'
-import { BOTH, openSessionWith, raw } from '../fixtures/streamable-raw.js'
+import { BOTH, openSessionWith, raw } from '../helpers/streamable-raw.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
 
 const SECRET = 'identity-shared-secret-0123456789abcdef'
 const token = (claims: Record<string, unknown>): string => signHmac(SECRET, { exp: nowSeconds() + 300, ...claims })

@@ -11,7 +11,8 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 import mcp, { Type, type Principal } from '../../src/index.js'
 import { bearer } from '../helpers/auth-app.js'
 import { nowSeconds, signHmac } from '../helpers/auth-keys.js'
-import { endpointOf, openRawStream, waitFor } from '../fixtures/http-app.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
+import { until } from '../helpers/wait.js'
 
 const SECRET = 'per-request-shared-secret-0123456789abcdef'
 const ISSUER = 'https://idp.test'
@@ -87,16 +88,16 @@ t.test('Streamable HTTP: the GET stream ends with its token; the SDK client come
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { fetch: credential.fetch }))
   t.teardown(() => client.close())
   const gets = (): Array<{ method: string, token: string }> => credential.sent.filter((s) => s.method === 'GET')
-  await waitFor(() => gets().length === 1, 5000, 'the GET stream')
+  await until(() => gets().length === 1, { timeoutMs: 5000, what: 'the GET stream' })
   // The client refreshes its token; its open stream still runs on the old one until that expires.
   const fresh = token('read', 300)
   credential.use(fresh)
-  await waitFor(() => gets().length >= 2, 10_000, 'the client to reopen its GET stream')
+  await until(() => gets().length >= 2, { timeoutMs: 10_000, what: 'the client to reopen its GET stream' })
   t.equal(gets()[1]?.token, fresh, 'the stream was reopened with the fresh token')
   const expired = await fetch(`${base}/mcp`, { method: 'POST', headers: { ...bearer(shortLived), 'content-type': 'application/json' }, body: '{}' })
   t.equal(expired.status, 401, 'the first token has expired by now')
   // The new stream delivers: a broadcast reaches the client.
-  await waitFor(() => { app.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'after refresh' } }); return logs.length > 0 }, 5000, 'a broadcast on the new stream')
+  await until(() => { app.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'after refresh' } }); return logs.length > 0 }, { timeoutMs: 5000, what: 'a broadcast on the new stream' })
   t.same(logs[0], 'after refresh')
   t.same((await whoami(client)).subject, 'alice', 'the session lives on, bound to the identity')
 })

@@ -7,9 +7,9 @@ import { registerSamplingTools } from '../fixtures/sampling.js'
 import { registerPlacementTools } from '../fixtures/scale-tools.js'
 import { runCatalogTable } from './catalog-table.js'
 import { clusterSse, clusterStreamable, startCluster, type EngineRig } from './scale-cluster.js'
-import { openRawStream, type RawStream } from '../fixtures/http-app.js'
-import { BOTH, messageOf, openSession, raw, type RawReply } from '../fixtures/streamable-raw.js'
+import { BOTH, messageOf, openSession, raw, type RawReply } from './streamable-raw.js'
 import { headersFor, modern } from './modern.js'
+import { openRawStream, type RawStream } from './sse-raw.js'
 
 interface Frame { id: string | undefined, data: string | undefined }
 

@@ -9,8 +9,8 @@ import t, { type Test } from 'tap'
 import mcp from '../../src/index.js'
 import { exposureWarning } from '../../src/transports/http/guards.js'
 import { startFakeAuthorizationServer } from '../fixtures/auth-fake-as.js'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { exchange } from '../helpers/raw-socket.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
 
 const INIT = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}'
 

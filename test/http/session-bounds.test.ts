@@ -3,9 +3,10 @@ import Fastify from 'fastify'
 import mcp, { MCPServer, type MCPPluginOptions } from '../../src/index.js'
 import { MemoryEventStore } from '../../src/scale/memory/event-store.js'
 import { connectStreamable } from '../helpers/clients.js'
-import { endpointOf, openRawStream, waitFor } from '../fixtures/http-app.js'
-import { BOTH, messageOf, openSession, raw } from '../fixtures/streamable-raw.js'
+import { BOTH, messageOf, openSession, raw } from '../helpers/streamable-raw.js'
 import { rpcError } from '../helpers/rpc-error.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
+import { until } from '../helpers/wait.js'
 
 // Issue 10, defect 3: what one session may make the server hold is bounded. Subscriptions by
 // count (and by URI length through maxUriBytes), requests in flight by count, the Streamable HTTP
@@ -76,14 +77,14 @@ t.test('requests in flight per session are bounded by maxInflightRequests (defau
   })()
   void reading.catch(() => {})
   await post({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })
-  await waitFor(() => answers.has('init'), 10_000, 'the initialize answer')
+  await until(() => answers.has('init'), { timeoutMs: 10_000, what: 'the initialize answer' })
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' })
   const statuses = new Set<number>()
   for (let id = 1; id <= 1000; id++) statuses.add(await post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow' } }))
   t.same([...statuses], [202], '1000 slow calls accepted')
-  await waitFor(() => state.entered === 1000, 20_000, '1000 handlers running')
+  await until(() => state.entered === 1000, { timeoutMs: 20_000, what: '1000 handlers running' })
   t.equal(await post({ jsonrpc: '2.0', id: 1001, method: 'tools/call', params: { name: 'slow' } }), 202)
-  await waitFor(() => answers.has(1001), 10_000, 'the answer to call 1001')
+  await until(() => answers.has(1001), { timeoutMs: 10_000, what: 'the answer to call 1001' })
   t.same(answers.get(1001), {
     jsonrpc: '2.0',
     id: 1001,
@@ -91,10 +92,10 @@ t.test('requests in flight per session are bounded by maxInflightRequests (defau
   }, 'call 1001 gets a clear JSON-RPC error')
   t.equal(state.entered, 1000, 'its handler never ran')
   state.release()
-  await waitFor(() => answers.size === 1002, 20_000, 'every answer')
+  await until(() => answers.size === 1002, { timeoutMs: 20_000, what: 'every answer' })
   t.ok([...Array(1000).keys()].every((i) => answers.get(i + 1)?.result?.content?.[0]?.text === 'done'), 'the 1000 calls in flight were answered')
   t.equal(await post({ jsonrpc: '2.0', id: 1002, method: 'ping' }), 202)
-  await waitFor(() => answers.has(1002), 10_000, 'the ping')
+  await until(() => answers.has(1002), { timeoutMs: 10_000, what: 'the ping' })
   t.same(answers.get(1002).result, {}, 'with room again, the session serves')
 })
 
@@ -103,12 +104,12 @@ t.test('maxInflightRequests over Streamable HTTP with the SDK client', async (t)
   const { client } = await connectStreamable(`${base}/mcp`)
   t.teardown(() => client.close())
   const slow = [1, 2, 3].map(async () => await client.callTool({ name: 'slow' }))
-  await waitFor(() => state.entered === 3, 10_000, 'three handlers running')
+  await until(() => state.entered === 3, { timeoutMs: 10_000, what: 'three handlers running' })
   t.match(await rpcError(client.callTool({ name: 'slow' })), { code: -32600, message: /maxInflightRequests: 3/ }, 'the fourth is refused')
   state.release()
   t.same((await Promise.all(slow)).map((result) => result.content), Array(3).fill([{ type: 'text', text: 'done' }]))
   const again = client.callTool({ name: 'slow' })
-  await waitFor(() => state.entered === 4, 10_000, 'the next call running')
+  await until(() => state.entered === 4, { timeoutMs: 10_000, what: 'the next call running' })
   state.release()
   t.same((await again).content, [{ type: 'text', text: 'done' }], 'answers freed the room')
 })

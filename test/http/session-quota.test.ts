@@ -12,7 +12,8 @@ import { resolveServerOptions } from '../../src/schemas/resolve.js'
 import { addressKey } from '../../src/transports/http/session-limits.js'
 import { bearer } from '../helpers/auth-app.js'
 import { nowSeconds, signHmac } from '../helpers/auth-keys.js'
-import { endpointOf, openRawStream, waitFor } from '../fixtures/http-app.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
+import { until } from '../helpers/wait.js'
 
 const SECRET = 'quota-shared-secret-0123456789abcdef0123'
 const jwt = (sub: string): string => signHmac(SECRET, { sub, exp: nowSeconds() + 300 })
@@ -101,7 +102,7 @@ t.test('with auth the share is per identity, whatever the address, across both t
   refusedStream.destroy()
   t.equal((await init(base, bearer(jwt('bob')))).status, 200, 'bob, from the same address as alice, is not affected')
   stream.destroy()
-  await waitFor(() => app.mcp.sessionCount === 2, 5000, 'her stream to close')
+  await until(() => app.mcp.sessionCount === 2, { timeoutMs: 5000, what: 'her stream to close' })
   t.equal((await init(base, alice)).status, 200, 'her closed stream freed its slot')
 })
 
@@ -111,7 +112,7 @@ t.test('a session whose client never comes back after initialize expires after s
   const kept = sessionOf(await init(base))
   t.equal((await post(`${base}/mcp`, initialized, { 'mcp-session-id': kept })).status, 202, 'this client comes back')
   assertQuotaRefusal(t, await init(base), 'both slots taken')
-  await waitFor(() => app.mcp.sessionCount === 1, 15_000, 'the abandoned session to expire')
+  await until(() => app.mcp.sessionCount === 1, { timeoutMs: 15_000, what: 'the abandoned session to expire' })
   t.equal((await post(`${base}/mcp`, ping, { 'mcp-session-id': abandoned })).status, 404, 'the abandoned session is gone')
   t.equal((await post(`${base}/mcp`, ping, { 'mcp-session-id': kept })).status, 200, 'the established one lives on')
   t.equal((await init(base)).status, 200, 'and the slot is free again')

@@ -3,7 +3,9 @@ import { EventEmitter } from 'node:events'
 import { request as httpRequest, type ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { SseStream } from '../../src/transports/http/sse-stream.js'
-import { endpointOf, listeningCatalogApp, openRawStream, waitFor, type RawStream } from '../fixtures/http-app.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { endpointOf, openRawStream, type RawStream } from '../helpers/sse-raw.js'
+import { until } from '../helpers/wait.js'
 
 const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }
 
@@ -88,20 +90,22 @@ t.test('a session with a request in flight is not idle', async (t) => {
   await new Promise((resolve) => setTimeout(resolve, 400))
   t.equal(app.mcp.sessionCount, 1, 'a long call keeps its session')
   await post(app, messages, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } })
-  await waitFor(() => app.mcp.sessionCount === 0, 3000, 'the idle sweep after the call ended')
+  await until(() => app.mcp.sessionCount === 0, { timeoutMs: 3000, what: 'the idle sweep after the call ended' })
   t.pass('closed once the call was over')
 })
 
 t.test('a client gone before its stream opens leaves no session behind', async (t) => {
   let reached!: () => void
   const handlerReached = new Promise<void>((resolve) => { reached = resolve })
-  const { app, base } = await listeningCatalogApp(t, {}, (app) => {
+  const { app, base } = await listeningCatalogApp(t, {}, {
+    before: (app) => {
     // An app-wide hook slow enough for the client to give up first.
-    app.addHook('onRequest', async (request) => {
-      if (request.url !== '/sse') return
-      await new Promise((resolve) => setTimeout(resolve, 150))
-      setImmediate(reached)
-    })
+      app.addHook('onRequest', async (request) => {
+        if (request.url !== '/sse') return
+        await new Promise((resolve) => setTimeout(resolve, 150))
+        setImmediate(reached)
+      })
+    }
   })
   const request = httpRequest(`${base}/sse`)
   request.on('error', () => {})

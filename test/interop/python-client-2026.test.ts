@@ -9,8 +9,8 @@ import t, { type Test } from 'tap'
 import Fastify from 'fastify'
 import mcp from '../../src/index.js'
 import { PIXEL_PNG } from '../fixtures/catalog.js'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { fixture } from '../helpers/clients.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../..', import.meta.url))

@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'
 import mcp from '../../src/index.js'
-import { messageOf, raw, type RawReply } from '../fixtures/streamable-raw.js'
+import { messageOf, raw, type RawReply } from '../helpers/streamable-raw.js'
 import { headersFor, modern, sseMessages } from '../helpers/modern.js'
 
 const SUB = 'io.modelcontextprotocol/subscriptionId'

@@ -5,10 +5,10 @@ import { request as httpRequest } from 'node:http'
 import t from 'tap'
 import { MissingCapabilityError } from '../../src/protocol/modern/errors.js'
 import { probes } from '../fixtures/catalog.js'
-import { catalogApp, listeningCatalogApp } from '../fixtures/http-app.js'
 import { connectStreamable } from '../helpers/clients.js'
 import { MODERN, base64Header, headersFor, meta, modern, sseMessages } from '../helpers/modern.js'
 import type { FastifyInstance } from 'fastify'
+import { catalogApp, listeningCatalogApp } from '../helpers/serve.js'
 
 const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']
 

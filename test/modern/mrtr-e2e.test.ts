@@ -8,10 +8,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '../../src/index.js'
-import { catalogApp, listeningCatalogApp } from '../fixtures/http-app.js'
 import { registerSamplingTools, registerSurveyTool } from '../fixtures/sampling.js'
 import { connectStreamable, fixture } from '../helpers/clients.js'
 import { headersFor, modern } from '../helpers/modern.js'
+import { catalogApp, listeningCatalogApp } from '../helpers/serve.js'
 
 const CAPABILITIES = { sampling: {}, elicitation: {}, roots: {} }
 const CAPS_META = { 'io.modelcontextprotocol/clientCapabilities': CAPABILITIES }

@@ -4,9 +4,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance } from 'fastify'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { registerSamplingTools } from '../fixtures/sampling.js'
-import { BOTH, messageOf, openSession, raw, type RawReply } from '../fixtures/streamable-raw.js'
+import { BOTH, messageOf, openSession, raw, type RawReply } from '../helpers/streamable-raw.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
 
 /**
  * A client that takes both JSON and an event stream (every SDK client) gets a

@@ -6,9 +6,9 @@ import t, { type Test } from 'tap'
 import { MCPServer, Type, type EventReplay, type EventStore, type MCPRegistryApi, type StoredEvent } from '../../src/index.js'
 import { resolvePluginOptions } from '../../src/schemas/resolve.js'
 import { connectStreamable } from '../helpers/clients.js'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { MemoryHub } from '../../src/scale/memory/bus.js'
 import { clusterStreamable, memoryRig, startCluster, type EngineRig } from '../helpers/scale-cluster.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
 
 /** A store as a user writes one (every method asynchronous), recording what it was asked. */
 class RecordingStore implements EventStore {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { catalogApp, listeningCatalogApp } from '../fixtures/http-app.js'
-import { BOTH, messageOf, openSession, raw } from '../fixtures/streamable-raw.js'
+import { BOTH, messageOf, openSession, raw } from '../helpers/streamable-raw.js'
+import { catalogApp, listeningCatalogApp } from '../helpers/serve.js'
 
 const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'inject', version: '0' } } }
 const call = (id: number, name: string, args: Record<string, unknown> = {}, progressToken?: string): Record<string, unknown> =>

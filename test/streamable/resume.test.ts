@@ -4,8 +4,9 @@ import type { FastifyInstance } from 'fastify'
 import { MemoryEventStore } from '../../src/scale/memory/event-store.js'
 import { connectStreamable } from '../helpers/clients.js'
 import { probes } from '../fixtures/catalog.js'
-import { listeningCatalogApp, waitFor } from '../fixtures/http-app.js'
-import { BOTH, messageOf, openSession, raw, type RawReply, type SseEvent } from '../fixtures/streamable-raw.js'
+import { BOTH, messageOf, openSession, raw, type RawReply, type SseEvent } from '../helpers/streamable-raw.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { until } from '../helpers/wait.js'
 
 const call = (id: number, name: string, args: Record<string, unknown> = {}): Record<string, unknown> =>
   ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: { progressToken: `p${id}` } } })
@@ -192,7 +193,7 @@ t.test('without resumption, a dropped stream cancels its handler', async (t) => 
   t.equal(first.id, undefined, 'no store: no priming event, no event ids at all')
   t.match(messageOf(first), { method: 'notifications/progress' })
   post.destroy()
-  await waitFor(() => probes.aborted.includes('no-store'), 5000, 'the handler to abort')
+  await until(() => probes.aborted.includes('no-store'), { timeoutMs: 5000, what: 'the handler to abort' })
   t.pass('nobody could read the answer, so the handler was cancelled')
 
   // A JSON answer has no stream to resume at all, store or not.
@@ -235,6 +236,6 @@ t.test('DELETE ends every stream of the session and aborts its handlers', async 
   t.equal(deleted.status, 204)
   t.same(await get.rest(), [], 'the GET stream ends')
   t.same(await post.rest(), [], 'the POST stream ends, unanswered')
-  await waitFor(() => probes.aborted.includes('deleted'), 5000, 'the handler to abort')
+  await until(() => probes.aborted.includes('deleted'), { timeoutMs: 5000, what: 'the handler to abort' })
   t.equal(app.mcp.sessionCount, 0)
 })

@@ -5,8 +5,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { connectSse, connectStdio, connectStreamable } from '../helpers/clients.js'
 import { headersFor, modern } from '../helpers/modern.js'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { installOtel, registerTelemetryTools, type Recorded, type RecordedSpan } from '../fixtures/otel.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
 
 const SERVER = 1
 const CLIENT = 2
