@@ -4,10 +4,13 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { ensureBuilt } from '../helpers/built.js'
 import { connectSse } from '../helpers/clients.js'
 
-// The demo runs from dist/ exactly as `npm start` runs it (npm test builds first).
+// The demo runs from dist/ exactly as `npm start` runs it (npm test builds first);
+// refused when dist/ is older than src/, rather than testing the last build.
 const demo = fileURLToPath(new URL('../../examples/demo-server.js', import.meta.url))
+ensureBuilt()
 
 t.test('the demo server answers an MCP host over stdio', async (t) => {
   const transport = new StdioClientTransport({ command: process.execPath, args: [demo], env: { ...process.env as Record<string, string> }, stderr: 'pipe' })
