@@ -1,10 +1,10 @@
 // JWT auth against a JSON Web Key Set on loopback: keys chosen by kid, rotation without restart,
 // a cooldown that bounds refetches under a flood of unknown kids, and failures of the key server.
 import { randomUUID } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { assertRefused, bearer, guardApp } from '../helpers/auth-app.js'
 import { makeKey, nowSeconds, signWith, startJwksServer, type JwksServer, type TestKey } from '../helpers/auth-keys.js'
+import { sleep } from '../helpers/wait.js'
 
 /** A little over the client's refetch cooldown (2 s). */
 const COOLDOWN = 2100

@@ -1,12 +1,12 @@
 // JWT auth with a shared secret or a fixed public key: what a valid token proves (the principal),
 // the challenge formats, clock tolerance and the verified-token cache.
-import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { createAuthGuard } from '../../src/auth/index.js'
 import { TokenCache } from '../../src/auth/token-cache.js'
 import { resolvePluginOptions } from '../../src/schemas/resolve.js'
 import { assertRefused, bearer, guardApp } from '../helpers/auth-app.js'
 import { forge, makeKey, nowSeconds, signHmac, signWith, type AsymmetricAlg } from '../helpers/auth-keys.js'
+import { sleep } from '../helpers/wait.js'
 
 const SECRET = 'a-shared-secret-of-at-least-32-bytes-0123456789'
 const ISSUER = 'https://issuer.example.test'

@@ -37,7 +37,7 @@ export function headersFor (body: Record<string, unknown>, overrides: Record<str
     'mcp-protocol-version': MODERN,
     'mcp-method': String(body.method)
   }
-  const source = NAME_SOURCE[String(body.method)]
+  const source = Object.hasOwn(NAME_SOURCE, String(body.method)) ? NAME_SOURCE[String(body.method)] : undefined
   if (source !== undefined && typeof params[source] === 'string') headers['mcp-name'] = params[source] as string
   for (const [name, value] of Object.entries(overrides)) headers[name.toLowerCase()] = value
   return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined))

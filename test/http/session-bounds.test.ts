@@ -1,10 +1,10 @@
 import t, { type Test } from 'tap'
-import Fastify from 'fastify'
-import mcp, { MCPServer, type MCPPluginOptions } from '../../src/index.js'
+import { MCPServer, type MCPPluginOptions } from '../../src/index.js'
 import { MemoryEventStore } from '../../src/scale/memory/event-store.js'
 import { connectStreamable } from '../helpers/clients.js'
 import { BOTH, messageOf, openSession, raw } from '../helpers/streamable-raw.js'
 import { rpcError } from '../helpers/rpc-error.js'
+import { serve } from '../helpers/serve.js'
 import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
 import { until } from '../helpers/wait.js'
 
@@ -16,29 +16,28 @@ import { until } from '../helpers/wait.js'
 const MiB = 1024 * 1024
 
 /** A slow tool whose calls wait until `release()`; `entered` counts handlers running. */
-async function serve (t: Test, options: Partial<MCPPluginOptions> = {}) {
-  const app = Fastify({ forceCloseConnections: true })
-  t.teardown(() => app.close())
-  await app.register(mcp, { name: 'bounds', version: '1.0.0', ...options })
+/** The app with a gated `slow` tool (`state` counts the handlers that entered, and releases them), `big` and `feed://`. */
+async function boundedApp (t: Test, options: Partial<MCPPluginOptions> = {}) {
   let release!: () => void
   let gate = new Promise<void>((resolve) => { release = resolve })
   const state = { entered: 0, release: () => { release(); gate = new Promise<void>((resolve) => { release = resolve }) } }
-  app.mcp.tool({ name: 'slow' }, async () => {
-    state.entered++
-    await gate
-    return { content: [{ type: 'text', text: 'done' }] }
+  const { app, base } = await serve(t, { name: 'bounds', version: '1.0.0', ...options }, (app) => {
+    app.mcp.tool({ name: 'slow' }, async () => {
+      state.entered++
+      await gate
+      return { content: [{ type: 'text', text: 'done' }] }
+    })
+    app.mcp.tool({ name: 'big', description: 'Logs (the answer becomes an event stream), then answers 1 MiB' }, async (_args, ctx) => {
+      ctx.log('info', 'starting')
+      return { content: [{ type: 'text', text: 'x'.repeat(MiB) }] }
+    })
+    app.mcp.resource({ uri: 'feed://{id}', name: 'feed' }, async (uri) => ({ contents: [{ uri, text: 'ok' }] }))
   })
-  app.mcp.tool({ name: 'big', description: 'Logs (the answer becomes an event stream), then answers 1 MiB' }, async (_args, ctx) => {
-    ctx.log('info', 'starting')
-    return { content: [{ type: 'text', text: 'x'.repeat(MiB) }] }
-  })
-  app.mcp.resource({ uri: 'feed://{id}', name: 'feed' }, async (uri) => ({ contents: [{ uri, text: 'ok' }] }))
-  const base = await app.listen({ port: 0, host: '127.0.0.1' })
   return { app, base, state }
 }
 
 t.test('subscriptions per session are bounded by maxSubscriptions (default 100)', async (t) => {
-  const { app, base } = await serve(t)
+  const { app, base } = await boundedApp(t)
   const { client } = await connectStreamable(`${base}/mcp`)
   t.teardown(() => client.close())
   for (let i = 0; i < 100; i++) await client.subscribeResource({ uri: `feed://${i}` })
@@ -55,7 +54,7 @@ t.test('subscriptions per session are bounded by maxSubscriptions (default 100)'
 })
 
 t.test('requests in flight per session are bounded by maxInflightRequests (default 1000), over legacy SSE', async (t) => {
-  const { base, state } = await serve(t)
+  const { base, state } = await boundedApp(t)
   const stream = await openRawStream(`${base}/sse`)
   t.teardown(() => stream.destroy())
   const messages = new URL(endpointOf(await stream.next()), base).href
@@ -100,7 +99,7 @@ t.test('requests in flight per session are bounded by maxInflightRequests (defau
 })
 
 t.test('maxInflightRequests over Streamable HTTP with the SDK client', async (t) => {
-  const { base, state } = await serve(t, { maxInflightRequests: 3 })
+  const { base, state } = await boundedApp(t, { maxInflightRequests: 3 })
   const { client } = await connectStreamable(`${base}/mcp`)
   t.teardown(() => client.close())
   const slow = [1, 2, 3].map(async () => await client.callTool({ name: 'slow' }))
@@ -136,7 +135,7 @@ t.test('the memory event store evicts by bytes as well as by count', async (t) =
 })
 
 t.test('the Streamable HTTP event store holds at most eventStoreBytes (default 4 MiB) per session', async (t) => {
-  const { base } = await serve(t)
+  const { base } = await boundedApp(t)
   const url = `${base}/mcp`
   const session = await openSession(url)
   const firstEvents: string[] = []

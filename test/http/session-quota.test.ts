@@ -6,25 +6,18 @@
 // addresses (127.0.0.2, 127.0.0.3) stand for distinct hosts.
 import { request as httpRequest } from 'node:http'
 import t, { type Test } from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
-import mcp, { type MCPPluginOptions } from '../../src/index.js'
+import type { MCPPluginOptions } from '../../src/index.js'
 import { resolveServerOptions } from '../../src/schemas/resolve.js'
 import { addressKey } from '../../src/transports/http/session-limits.js'
 import { bearer } from '../helpers/auth-app.js'
 import { nowSeconds, signHmac } from '../helpers/auth-keys.js'
+import { serve } from '../helpers/serve.js'
 import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
 import { until } from '../helpers/wait.js'
 
 const SECRET = 'quota-shared-secret-0123456789abcdef0123'
 const jwt = (sub: string): string => signHmac(SECRET, { sub, exp: nowSeconds() + 300 })
 const JWT_AUTH: NonNullable<MCPPluginOptions['auth']> = { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'] } }
-
-async function serve (t: Test, options: Partial<MCPPluginOptions>): Promise<{ app: FastifyInstance, base: string }> {
-  const app = Fastify({ forceCloseConnections: true })
-  t.teardown(() => app.close())
-  await app.register(mcp, { name: 'quota', version: '1.0.0', ...options })
-  return { app, base: await app.listen({ port: 0, host: '127.0.0.1' }) }
-}
 
 interface Answer { status: number, headers: Record<string, string | string[] | undefined>, body: string }
 

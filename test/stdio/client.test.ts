@@ -1,7 +1,7 @@
 import t from 'tap'
-import { once } from 'node:events'
 import { connectStdio } from '../helpers/clients.js'
 import { runCatalogTable } from '../helpers/catalog-table.js'
+import { until } from '../helpers/wait.js'
 
 t.test('the official SDK client drives a stdio server in a child process', async (t) => {
   const { client } = await connectStdio('stdio-server.ts')
@@ -24,7 +24,7 @@ t.test('cancelling a call aborts the handler in the child', async (t) => {
   await progressed
   controller.abort('user pressed stop')
   await t.rejects(call, /user pressed stop/, 'the client call rejects locally')
-  while (!stderr.join('').includes('ABORTED stdio-cancel')) await once(transport.stderr!, 'data')
+  await until(() => stderr.join('').includes('ABORTED stdio-cancel'), { what: 'the handler to see ctx.signal abort' })
   t.pass('the server-side handler saw ctx.signal abort')
   t.same(await client.ping(), {}, 'the server keeps serving')
 })

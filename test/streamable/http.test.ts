@@ -2,6 +2,7 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { BOTH, messageOf, openSession, raw } from '../helpers/streamable-raw.js'
 import { catalogApp, listeningCatalogApp } from '../helpers/serve.js'
+import { sleep } from '../helpers/wait.js'
 
 const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'inject', version: '0' } } }
 const call = (id: number, name: string, args: Record<string, unknown> = {}, progressToken?: string): Record<string, unknown> =>
@@ -302,7 +303,7 @@ t.test('one standalone GET stream per session: a second one is 409', async (t) =
   t.equal(second.status, 409)
   t.match(JSON.parse(await second.text()), { id: null, error: { message: /already has a GET stream open/ } })
   first.destroy()
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  await sleep(50)
   const again = await raw(url, 'GET', headers)
   t.equal(again.status, 200, 'once the first is gone, a new one may open')
   again.destroy()

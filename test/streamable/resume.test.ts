@@ -6,7 +6,7 @@ import { connectStreamable } from '../helpers/clients.js'
 import { probes } from '../fixtures/catalog.js'
 import { BOTH, messageOf, openSession, raw, type RawReply, type SseEvent } from '../helpers/streamable-raw.js'
 import { listeningCatalogApp } from '../helpers/serve.js'
-import { until } from '../helpers/wait.js'
+import { sleep, until } from '../helpers/wait.js'
 
 const call = (id: number, name: string, args: Record<string, unknown> = {}): Record<string, unknown> =>
   ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: { progressToken: `p${id}` } } })
@@ -26,9 +26,9 @@ function addGatedTools (app: FastifyInstance): { open: () => void } {
   app.mcp.tool({ name: 'closer', description: 'Closes its own stream mid-call' }, async (_args, ctx) => {
     ctx.progress(1, 3)
     const closed = ctx.closeStream(20)
-    await new Promise((resolve) => setTimeout(resolve, 30))
+    await sleep(30)
     ctx.progress(2, 3)
-    await new Promise((resolve) => setTimeout(resolve, 30))
+    await sleep(30)
     ctx.progress(3, 3)
     return { content: [{ type: 'text', text: `closed: ${String(closed)}` }] }
   })
@@ -76,7 +76,7 @@ t.test('a dropped POST stream resumes with Last-Event-ID: nothing lost, nothing 
   t.same(said(first), ['one', 'two'])
   post.destroy()
   gate.open()
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  await sleep(50)
   t.equal(app.mcp.sessionCount, 1, 'a dropped stream does not end the session')
 
   const resumed = await resume(url, session, first[1]?.id as string)
@@ -132,7 +132,7 @@ t.test('the standalone GET stream resumes too, and stays open', async (t) => {
   const a = await get.next()
   t.same(said([a]), ['a'])
   get.destroy()
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  await sleep(50)
   say('b')
   say('c')
   const resumed = await resume(url, session, a.id as string)
