@@ -14,6 +14,7 @@ import { assertRefused, bearer, guardApp } from '../helpers/auth-app.js'
 import { makeKey, nowSeconds, signAccessToken, signHmac, signWith, type TestKey } from '../helpers/auth-keys.js'
 import { startFakeAuthorizationServer, type FakeAuthorizationServer, type Scripted } from '../fixtures/auth-fake-as.js'
 import { sleep, until } from '../helpers/wait.js'
+import { shiftedClock } from '../helpers/clock.js'
 
 const SECRET = 'resource-server-secret-0123456789'
 
@@ -142,6 +143,7 @@ t.test('introspection calls in flight are bounded: a flood of made-up tokens is 
 })
 
 t.test('inactive answers are cached for seconds only', async (t) => {
+  const clock = shiftedClock(t)
   const as = await fakeAs(t)
   as.routes.set('/.well-known/oauth-authorization-server', { status: 200, body: { issuer: as.origin, introspection_endpoint: `${as.origin}/introspect` } })
   as.routes.set('/introspect', { status: 200, body: { active: false } })
@@ -150,7 +152,7 @@ t.test('inactive answers are cached for seconds only', async (t) => {
   await app.inject({ url: '/sse', headers: bearer('tok') })
   t.equal(as.count('/introspect'), 1)
   as.routes.set('/introspect', { status: 200, body: { active: true, sub: 'late', aud: 'mcp' } })
-  await sleep(5100)
+  clock.advance(5100)
   t.equal((await app.inject({ url: '/sse', headers: bearer('tok') })).statusCode, 200, 'asked again after 5 s')
   t.equal(as.count('/introspect'), 2)
 })
