@@ -19,7 +19,7 @@ import { sleep } from '../helpers/wait.js'
 // they expire with their TTL). SCAN then finds only the keys that exist with zero sessions.
 //
 // SCALE_LEAK_FULL=1 runs the volume (1,000 deleted and 1,000 idle-expired sessions);
-// npm test runs 100 of each.
+// npm run test:rigs runs 100 of each.
 
 const FULL = process.env.SCALE_LEAK_FULL === '1'
 const EACH = FULL ? 1000 : 100

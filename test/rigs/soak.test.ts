@@ -22,9 +22,9 @@ import { until, within } from '../helpers/wait.js'
 // The full volume (10,000 calls, 2,000 stream-0 notifications, 200 broadcasts, 3 runs) costs
 // ~8 ms of CPU per call over all the processes (half of it the SDK clients' fetch and streams),
 // ~45 s a run on 2 idle cores: it runs with SCALE_SOAK_FULL=1
-// (`SCALE_SOAK_FULL=1 npx tap --timeout=900 test/scale/soak.test.ts`). npm test runs one run
-// with 1,000 calls and 200 stream-0 notifications, and all 200 broadcasts: the whole suite has to
-// stay within minutes on 2 cores, and each run costs a cluster's start and ~15 s of both cores.
+// (`npm run build && SCALE_SOAK_FULL=1 npx tap --disable-coverage --timeout=900 test/rigs/soak.test.ts`).
+// npm run test:rigs runs one run with 1,000 calls and 200 stream-0 notifications, and all 200
+// broadcasts: each run costs a cluster's start and ~15 s of both cores.
 
 const FULL = process.env.SCALE_SOAK_FULL === '1'
 const CALLS = FULL ? 10_000 : 1000
