@@ -5,7 +5,10 @@
 // exactly what ts-node's own transpiler emits (it calls it), once per file content, compiler
 // options and TypeScript version, and later processes read it from node_modules/.cache/. A file
 // with diagnostics is never kept, so ts-node reports them every time.
-// Wired in tsconfig.json: "ts-node": { "transpiler": "./test/ts-transpiler.cjs" }.
+// Wired in tsconfig.json ("ts-node": { "transpileOnly": true, "transpiler": ... }), read by tap's
+// loader and by the stdio children that clients spawn with an environment of their own (the Python
+// client, the SDK's): without tap's TS_NODE_TRANSPILE_ONLY those type-checked the whole program on
+// start. Type checking is `npm run typecheck`'s job.
 const { createHash } = require('node:crypto')
 const { mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs')
 const { dirname, join } = require('node:path')
