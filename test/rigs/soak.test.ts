@@ -5,9 +5,10 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { LoggingMessageNotificationSchema, ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { startProcessCluster } from '../helpers/cluster.js'
 import { haproxyTest } from '../helpers/haproxy.js'
 import { redisTest } from '../helpers/redis-server.js'
-import { startProcessCluster } from '../helpers/scale-processes.js'
+import { until, within } from '../helpers/wait.js'
 
 // Issue 12, must-show 3: no loss, no duplicate, order kept. Three instances (child processes) on
 // one redis-server behind HAProxy round-robin; official SDK clients talk to HAProxy only. In each
@@ -21,9 +22,9 @@ import { startProcessCluster } from '../helpers/scale-processes.js'
 // The full volume (10,000 calls, 2,000 stream-0 notifications, 200 broadcasts, 3 runs) costs
 // ~8 ms of CPU per call over all the processes (half of it the SDK clients' fetch and streams),
 // ~45 s a run on 2 idle cores: it runs with SCALE_SOAK_FULL=1
-// (`SCALE_SOAK_FULL=1 npx tap --timeout=900 test/scale/soak.test.ts`). npm test runs one run
-// with 1,000 calls and 200 stream-0 notifications, and all 200 broadcasts: the whole suite has to
-// stay within minutes on 2 cores, and each run costs a cluster's start and ~15 s of both cores.
+// (`npm run build && SCALE_SOAK_FULL=1 npx tap --disable-coverage --timeout=900 test/rigs/soak.test.ts`).
+// npm run test:rigs runs one run with 1,000 calls and 200 stream-0 notifications, and all 200
+// broadcasts: each run costs a cluster's start and ~15 s of both cores.
 
 const FULL = process.env.SCALE_SOAK_FULL === '1'
 const CALLS = FULL ? 10_000 : 1000
@@ -176,36 +177,25 @@ async function connect (t: Test, url: string, kind: 'streamable' | 'sse'): Promi
   return tally
 }
 
-const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
-
-/** Until `ready()`, checking every 20 ms, for at most `ms`. */
-async function until (ready: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end;) {
-    if (await ready()) return true
-    await sleep(20)
-  }
-  return await ready()
-}
-
 async function run (t: Test, round: number): Promise<void> {
   const started = Date.now()
-  const cluster = await startProcessCluster(t)
+  const cluster = await startProcessCluster(t, 'scale-instance.mjs')
   const redis = new Redis(cluster.redis.url, { lazyConnect: true })
   await redis.connect()
   t.teardown(() => { redis.disconnect() })
   const tallies = await Promise.all(Array.from({ length: SESSIONS }, async (_, i) => await connect(t, cluster.url, i < STREAMABLE ? 'streamable' : 'sse')))
   // A Streamable client opens its GET stream after initialize: notifications for a session whose
   // stream 0 nobody ever held are dropped (as on one instance before any GET). Wait for the claims.
-  const claimed = await until(async () => {
+  const claimed = await within(async () => {
     const gateways = await Promise.all(tallies.filter((tally) => tally.kind === 'streamable')
       .map(async (tally) => await redis.hget(`mcp:s:${tally.transport.sessionId ?? ''}`, 'gw')))
     return gateways.every((gw) => gw !== null)
-  }, 10_000)
+  }, { timeoutMs: 10_000, everyMs: 20 })
   t.ok(claimed, 'every session\'s stream 0 is held by an instance')
   // The broadcasters talk to the instances directly, so each broadcast starts where the test says.
-  const broadcasters = await Promise.all(cluster.instances.map(async (base) => {
+  const broadcasters = await Promise.all(cluster.instances.map(async (instance) => {
     const client = new Client({ name: 'broadcaster', version: '1.0.0' }, { capabilities: {} })
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${instance.url}/mcp`)))
     t.teardown(async () => { await client.close() })
     return client
   }))
@@ -228,7 +218,7 @@ async function run (t: Test, round: number): Promise<void> {
   const broadcasting = broadcasters.map(async (client, instance) => {
     for (let b = 1; b <= BROADCASTS; b++) {
       if (picks[b - 1] !== instance) continue
-      while (answered.calls < (b - 1) * (CALLS / BROADCASTS) && answered.calls < CALLS) await sleep(5)
+      await until(() => answered.calls >= Math.min((b - 1) * (CALLS / BROADCASTS), CALLS), { timeoutMs: 300_000, everyMs: 5, what: `the calls before broadcast ${b}` })
       const result = await client.callTool({ name: 'broadcast', arguments: { data: `bc:${b}` } })
       const from = (result.content as Array<{ text: string }>)[0]?.text ?? ''
       sources.set(from, (sources.get(from) ?? 0) + 1)
@@ -243,7 +233,7 @@ async function run (t: Test, round: number): Promise<void> {
   t.equal(sent, BROADCASTS, `${BROADCASTS} broadcasts sent, from ${[...sources].map(([id, n]) => `${id}: ${n}`).join(', ')}`)
   t.equal(sources.size, cluster.instances.length, 'broadcasts started on every instance')
   // Stream-0 notifications and broadcasts may still be on their way when the last call answers.
-  await until(() => tallies.every((tally) => tally.complete), 15_000)
+  await within(() => tallies.every((tally) => tally.complete), { timeoutMs: 15_000, everyMs: 20 })
   const outcome = audit(tallies, origin)
   for (const [kind, { missing, duplicated, reordered }] of Object.entries(outcome)) {
     t.same({ missing, duplicated, reordered }, { missing: 0, duplicated: 0, reordered: 0 }, `${kind}: none missing, duplicated or out of order`)

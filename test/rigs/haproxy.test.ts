@@ -3,16 +3,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { textOf } from '../helpers/clients.js'
+import { startProcessCluster } from '../helpers/cluster.js'
 import { haproxyTest } from '../helpers/haproxy.js'
 import { redisTest } from '../helpers/redis-server.js'
-import { startProcessCluster } from '../helpers/scale-processes.js'
+import { sleep, within } from '../helpers/wait.js'
 
 // Issue 12, must-show 1 and 2: three instances as child processes (plain JS against dist/) on one
 // real redis-server, behind a real HAProxy doing round-robin; the official SDK client talks to
 // HAProxy only.
 
 async function cluster (t: Test): Promise<string> {
-  return (await startProcessCluster(t)).url
+  return (await startProcessCluster(t, 'scale-instance.mjs')).url
 }
 
 const capabilities = { elicitation: {} }
@@ -25,8 +27,6 @@ async function streamable (t: Test, url: string): Promise<{ client: Client, tran
   return { client, transport }
 }
 
-const text = (result: Record<string, unknown>): string => (result.content as Array<{ text: string }> | undefined)?.[0]?.text ?? ''
-
 const options = { ...redisTest(t), ...(haproxyTest(t).skip !== false ? haproxyTest(t) : {}) }
 
 t.test('behind HAProxy round-robin: one session\'s 300 POSTs spread evenly over 3 instances', options, async (t) => {
@@ -34,7 +34,7 @@ t.test('behind HAProxy round-robin: one session\'s 300 POSTs spread evenly over 
   const { client } = await streamable(t, url)
   const counts: Record<string, number> = {}
   for (let i = 0; i < 300; i++) {
-    const where = text(await client.callTool({ name: 'where', arguments: {} }))
+    const where = textOf(await client.callTool({ name: 'where', arguments: {} }))
     counts[where] = (counts[where] ?? 0) + 1
   }
   t.same(Object.keys(counts).sort(), ['i0', 'i1', 'i2'], 'every instance executed calls of the session')
@@ -46,11 +46,11 @@ t.test('behind HAProxy: elicitation, progress, logs, broadcast to 30 clients, DE
   const { client, transport } = await streamable(t, url)
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada' } }))
   await client.setLoggingLevel('info')
-  for (let i = 0; i < 3; i++) t.match(text(await client.callTool({ name: 'ask_user', arguments: {} })), /^i\d heard {"name":"Ada"}$/, 'elicitation answered through the balancer')
+  for (let i = 0; i < 3; i++) t.match(textOf(await client.callTool({ name: 'ask_user', arguments: {} })), /^i\d heard {"name":"Ada"}$/, 'elicitation answered through the balancer')
   const progress: number[] = []
   const logs: unknown[] = []
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs.push(n.params.data) })
-  t.match(text(await client.callTool({ name: 'work', arguments: { n: 7 } }, undefined, { onprogress: (p) => { progress.push(p.progress) } })), /^i\d:7$/)
+  t.match(textOf(await client.callTool({ name: 'work', arguments: { n: 7 } }, undefined, { onprogress: (p) => { progress.push(p.progress) } })), /^i\d:7$/)
   t.same(progress, [1], 'progress')
   t.same(logs, [{ n: 7 }], 'the log, at the level set through another instance')
 
@@ -64,9 +64,9 @@ t.test('behind HAProxy: elicitation, progress, logs, broadcast to 30 clients, DE
     clients.push(listener)
   }
   // Their GET streams open after initialize, through the balancer; give them a moment to claim stream 0.
-  await new Promise((resolve) => setTimeout(resolve, 300))
-  const from = text(await client.callTool({ name: 'broadcast', arguments: { data: 'hello all' } }))
-  for (let i = 0; i < 200 && !heard.every((got) => got.length > 0); i++) await new Promise((resolve) => setTimeout(resolve, 25))
+  await sleep(300)
+  const from = textOf(await client.callTool({ name: 'broadcast', arguments: { data: 'hello all' } }))
+  await within(() => heard.every((got) => got.length > 0), { timeoutMs: 5000 })
   t.ok(heard.every((got) => got.length === 1 && got[0] === 'hello all'), `a broadcast from ${from} reached each of the 30 clients once`)
 
   await transport.terminateSession()
@@ -77,7 +77,7 @@ t.test('behind HAProxy: elicitation, progress, logs, broadcast to 30 clients, DE
   await legacy.connect(new SSEClientTransport(new URL(`${url}/sse`)))
   t.teardown(async () => { await legacy.close() })
   const owners = new Set<string>()
-  for (let i = 0; i < 6; i++) owners.add(text(await legacy.callTool({ name: 'where', arguments: {} })))
+  for (let i = 0; i < 6; i++) owners.add(textOf(await legacy.callTool({ name: 'where', arguments: {} })))
   t.equal(owners.size, 1, 'legacy SSE: every POST executed by the stream\'s owner')
-  t.match(text(await legacy.callTool({ name: 'ask_user', arguments: {} })), /heard {"name":"Grace"}$/, 'legacy SSE elicitation, replies forwarded')
+  t.match(textOf(await legacy.callTool({ name: 'ask_user', arguments: {} })), /heard {"name":"Grace"}$/, 'legacy SSE elicitation, replies forwarded')
 })

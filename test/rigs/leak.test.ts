@@ -4,9 +4,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { startProcessCluster } from '../helpers/cluster.js'
 import { haproxyTest } from '../helpers/haproxy.js'
 import { redisTest } from '../helpers/redis-server.js'
-import { startProcessCluster } from '../helpers/scale-processes.js'
+import { sleep } from '../helpers/wait.js'
 
 // Issue 12, must-show 6: no per-session key is left in Redis. Three instances behind HAProxy
 // round-robin, official SDK clients through HAProxy only (the transports, never the store API).
@@ -18,7 +19,7 @@ import { startProcessCluster } from '../helpers/scale-processes.js'
 // they expire with their TTL). SCAN then finds only the keys that exist with zero sessions.
 //
 // SCALE_LEAK_FULL=1 runs the issue's volume (1,000 deleted and 1,000 idle-expired sessions);
-// npm test runs 100 of each.
+// npm run test:rigs runs 100 of each.
 
 const FULL = process.env.SCALE_LEAK_FULL === '1'
 const EACH = FULL ? 1000 : 100
@@ -36,8 +37,6 @@ const TASKS = 3
 const instanceKeys = (count: number): string[] => [...Array.from({ length: count }, (_, i) => `mcp:in:i${i}`), 'mcp:ctl', 'mcp:live']
 /** Exists once anything was fanned out (broadcasts, resource updates); none is in this test, but it would not be a leak. */
 const OPTIONAL_KEYS = new Set(['mcp:bc'])
-
-const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
 async function scan (redis: Redis): Promise<string[]> {
   const keys: string[] = []
@@ -115,7 +114,7 @@ t.test(`no per-session key left after ${EACH} DELETEd and ${EACH} + ${LEGACY} le
   const started = Date.now()
   // Every client is 127.0.0.1 to the instances: the abandoned sessions live until they expire and
   // would reach the per-client share (100 per instance) at the full volume.
-  const cluster = await startProcessCluster(t, 3, { idleTimeoutMs: IDLE_MS, tasks: { ttlMs: IDLE_MS }, maxSessionsPerClient: 10 * EACH })
+  const cluster = await startProcessCluster(t, 'scale-instance.mjs', { settings: { options: { idleTimeoutMs: IDLE_MS, tasks: { ttlMs: IDLE_MS }, maxSessionsPerClient: 10 * EACH } } })
   const redis = new Redis(cluster.redis.url, { lazyConnect: true })
   await redis.connect()
   t.teardown(() => { redis.disconnect() })
@@ -180,7 +179,7 @@ t.test(`no per-session key left after ${EACH} DELETEd and ${EACH} + ${LEGACY} le
 })
 
 t.test('idleTimeoutMs 0: sessions never idle out, yet every key an abandoned one holds expires (a day after its last use)', options, async (t: Test) => {
-  const cluster = await startProcessCluster(t, 3, { idleTimeoutMs: 0 })
+  const cluster = await startProcessCluster(t, 'scale-instance.mjs', { settings: { options: { idleTimeoutMs: 0 } } })
   const redis = new Redis(cluster.redis.url, { lazyConnect: true })
   await redis.connect()
   t.teardown(() => { redis.disconnect() })

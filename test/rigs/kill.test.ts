@@ -1,32 +1,22 @@
-import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { LoggingMessageNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { haproxyTest, startHaproxy } from '../helpers/haproxy.js'
-import { startInstanceProcess, type InstanceProcess } from '../helpers/instance-process.js'
-import { redisTest, startRedis, type RedisServer } from '../helpers/redis-server.js'
-import { until } from '../helpers/scale-contract.js'
+import { textOf } from '../helpers/clients.js'
+import { startProcessCluster, type InstanceProcess, type ProcessCluster } from '../helpers/cluster.js'
+import { haproxyTest } from '../helpers/haproxy.js'
+import { redisTest, type RedisServer } from '../helpers/redis-server.js'
+import { sleep, until } from '../helpers/wait.js'
 
 // Issue 12, must-show 4: an instance SIGKILLed under load. Three instances as child processes on
 // one real redis-server, behind a real HAProxy round-robin; the official SDK client resumes with
 // Last-Event-ID as it does by itself. Heartbeats every 250 ms: an instance is dead once it missed
 // three (on Redis's clock) and was still missing one beat later.
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/scale-kill-instance.mjs', import.meta.url))
 const HEARTBEAT_MS = 250
 
-interface Rig {
-  redis: RedisServer
-  instances: InstanceProcess[]
-  haproxy: string
-}
-
-async function rig (t: Test): Promise<Rig> {
-  const redis = await startRedis(t)
-  const instances = await Promise.all(['i0', 'i1', 'i2'].map(async (id) => await startInstanceProcess(t, FIXTURE, [redis.url, id, String(HEARTBEAT_MS)])))
-  const haproxy = await startHaproxy(t, instances.map((instance) => instance.port))
-  return { redis, instances, haproxy: haproxy.url }
+async function rig (t: Test): Promise<ProcessCluster> {
+  return await startProcessCluster(t, 'scale-instance.mjs', { settings: { options: { scaleOut: { heartbeatMs: HEARTBEAT_MS } } } })
 }
 
 /**
@@ -78,13 +68,12 @@ async function gatewayOf (redis: RedisServer, sessionId: string): Promise<string
   return /^\$\d+\r\n(.*)\r\n$/.exec(reply)?.[1] ?? ''
 }
 
-const text = (result: Record<string, unknown>): string => (result.content as Array<{ text: string }> | undefined)?.[0]?.text ?? ''
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1)
 
 const options = { ...redisTest(t), ...(haproxyTest(t).skip !== false ? haproxyTest(t) : {}) }
 
 t.test('SIGKILL of the instance holding 20 streams during 50 notifications/s: every client resumes elsewhere, gapless, nothing twice', options, async (t) => {
-  const { redis, instances, haproxy } = await rig(t)
+  const { redis, instances, url: haproxy } = await rig(t)
   const [holder, a, b] = instances as [InstanceProcess, InstanceProcess, InstanceProcess]
   const COUNT = 25
   const sessions: Array<{ client: Client, id: string, seqs: number[], broadcasts: number[], steer: { pin?: string } }> = []
@@ -100,24 +89,24 @@ t.test('SIGKILL of the instance holding 20 streams during 50 notifications/s: ev
     sessions.push(entry)
   }
   // The GET streams open after initialize, each straight to the holder.
-  await until(t, 'the holder holds the 20 streams', async () => (await Promise.all(sessions.map(async (s) => await gatewayOf(redis, s.id)))).every((gw) => gw === holder.id))
+  await until(async () => (await Promise.all(sessions.map(async (s) => await gatewayOf(redis, s.id)))).every((gw) => gw === holder.id), { timeoutMs: 10_000, what: 'the holder to hold the 20 streams' })
 
   // 20 sessions × 1 every 400 ms = 50/s, from the other two instances (through the bus), plus a broadcast every 400 ms.
   const first = sessions[0] as (typeof sessions)[number]
   first.steer.pin = b.url
-  t.equal(text(await first.client.callTool({ name: 'broadcasts', arguments: { count: COUNT, intervalMs: 400 } })), b.id)
+  t.equal(textOf(await first.client.callTool({ name: 'broadcasts', arguments: { count: COUNT, intervalMs: 400 } })), b.id)
   for (const [i, session] of sessions.entries()) {
     const source = i % 2 === 0 ? a : b
     session.steer.pin = source.url
-    t.equal(text(await session.client.callTool({ name: 'pump', arguments: { count: COUNT, intervalMs: 400 } })), source.id, `session ${i}'s notifications come from ${source.id}`)
+    t.equal(textOf(await session.client.callTool({ name: 'pump', arguments: { count: COUNT, intervalMs: 400 } })), source.id, `session ${i}'s notifications come from ${source.id}`)
   }
-  await until(t, 'every client heard a few', () => sessions.every((s) => s.seqs.length >= 3))
+  await until(() => sessions.every((s) => s.seqs.length >= 3), { timeoutMs: 10_000, what: 'every client to hear a few' })
   await holder.kill()
   t.comment(`killed ${holder.id} at seq ${Math.min(...sessions.map((s) => s.seqs.length))}..${Math.max(...sessions.map((s) => s.seqs.length))}`)
 
-  await until(t, 'every client heard everything', () => sessions.every((s) => s.seqs.length >= COUNT && s.broadcasts.length >= COUNT), 30_000)
+  await until(() => sessions.every((s) => s.seqs.length >= COUNT && s.broadcasts.length >= COUNT), { timeoutMs: 30_000, what: 'every client to hear everything' })
   // Late duplicates would come right after the last one.
-  await new Promise((resolve) => setTimeout(resolve, 300))
+  await sleep(300)
   for (const [i, session] of sessions.entries()) {
     t.same(session.seqs, range(COUNT), `session ${i}: every notification once, in order`)
     t.same(session.broadcasts, range(COUNT), `session ${i}: every broadcast once, in order`)
@@ -127,7 +116,7 @@ t.test('SIGKILL of the instance holding 20 streams during 50 notifications/s: ev
 })
 
 t.test('SIGKILL of an executor mid-call: the progress it sent is replayed, then -32603, the tool never runs twice', options, async (t) => {
-  const { instances, haproxy } = await rig(t)
+  const { instances, url: haproxy } = await rig(t)
   const { fetch: fetchFn, steer } = steered(haproxy)
   const { client } = await connect(t, haproxy, fetchFn)
   const ran = (tag: string): InstanceProcess[] => instances.filter((i) => i.lines.some((line) => line.ran === 'slow' && line.tag === tag))
@@ -139,7 +128,7 @@ t.test('SIGKILL of an executor mid-call: the progress it sent is replayed, then 
       onprogress: (p) => { progress.push(p.progress) },
       timeout: 60_000
     }).then(() => undefined, (error: unknown) => error)
-    await until(t, `call ${tag} started`, () => ran(tag).length > 0)
+    await until(() => ran(tag).length > 0, { timeoutMs: 10_000, what: `call ${tag} to start` })
     const executor = ran(tag)[0] as InstanceProcess
     await kill(executor, progress)
     const killedAt = Date.now()
@@ -151,7 +140,7 @@ t.test('SIGKILL of an executor mid-call: the progress it sent is replayed, then 
   // progress 2 forwarded from it, then the executor is killed while the client waits.
   const b = await call('b', 800, async (executor, progress) => {
     steer.resume = instances.find((i) => i !== executor)?.url
-    await until(t, 'progress 2 forwarded to the client', () => progress.length === 2)
+    await until(() => progress.length === 2, { timeoutMs: 10_000, what: 'progress 2 forwarded to the client' })
     await executor.kill()
   })
   t.type(b.error, McpError, `call b ended with an error (${String(b.error)})`)
@@ -162,9 +151,9 @@ t.test('SIGKILL of an executor mid-call: the progress it sent is replayed, then 
 
   // A: the executor is killed while the client is away (its stream closed by the tool); the
   // client comes back through HAProxy: progress 2 is replayed from the shared event store.
-  const survivors = instances.filter((i) => i.child.exitCode === null && i.child.signalCode === null)
+  const survivors = instances.filter((i) => i.running())
   const a = await call('a', 1500, async (executor) => {
-    await until(t, 'progress 2 recorded', () => executor.lines.some((line) => line.progressed === 2 && line.tag === 'a'))
+    await until(() => executor.lines.some((line) => line.progressed === 2 && line.tag === 'a'), { timeoutMs: 10_000, what: 'progress 2 recorded' })
     await executor.kill()
   })
   t.type(a.error, McpError, `call a ended with an error (${String(a.error)})`)
@@ -175,6 +164,6 @@ t.test('SIGKILL of an executor mid-call: the progress it sent is replayed, then 
   t.equal(ran('a').length + ran('b').length, 2, 'each call ran on exactly one instance, once')
   t.same(instances.flatMap((i) => i.lines).filter((line) => line.ran === 'slow').length, 2, 'the tool ran twice in all: once per call')
   // The session lives on at the last survivor.
-  const last = survivors.find((i) => i.child.exitCode === null && i.child.signalCode === null)
-  t.equal(text(await client.callTool({ name: 'where', arguments: {} })), last?.id, 'the session goes on at the surviving instance')
+  const last = survivors.find((i) => i.running())
+  t.equal(textOf(await client.callTool({ name: 'where', arguments: {} })), last?.id, 'the session goes on at the surviving instance')
 })

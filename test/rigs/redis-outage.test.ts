@@ -6,12 +6,12 @@
 // case makes, on purpose, what the load above makes now and then: a forwarded legacy POST that
 // Redis had acknowledged and nobody had read when it died.
 import t, { type Test } from 'tap'
-import { openRawStream, type RawStream } from '../fixtures/http-app.js'
+import { startProcessCluster, type InstanceProcess, type ProcessCluster } from '../helpers/cluster.js'
 import { haproxyTest } from '../helpers/haproxy.js'
-import { startOutageCluster, type OutageCluster, type OutageInstance } from '../helpers/outage-cluster.js'
 import { startLoad, type Load } from '../helpers/outage-load.js'
 import { redisTest } from '../helpers/redis-server.js'
-import { sleep, until } from '../helpers/scale-contract.js'
+import { endpointOf, openRawStream, type RawStream } from '../helpers/sse-raw.js'
+import { sleep, within } from '../helpers/wait.js'
 
 const PASSWORD = 'outage-pw-4Rk9'
 /** Calls per client before the outage: enough that each session has been served by all 3 instances. */
@@ -19,13 +19,22 @@ const WARM_UP = 30
 
 const options = { ...redisTest(t), ...(haproxyTest(t).skip !== false ? haproxyTest(t) : {}) }
 
+/** redis-server (with a password, so the tests can check it never shows), 3 instances logging to stderr, HAProxy. */
+async function outageCluster (t: Test): Promise<ProcessCluster> {
+  const cluster = await startProcessCluster(t, 'scale-instance.mjs', { redis: { password: PASSWORD }, settings: { log: true } })
+  // An instance learns of the others from its heartbeat (2 s): until each has beaten once after
+  // the last one started, a legacy POST forwarded to a newer one could be refused.
+  await sleep(2200)
+  return cluster
+}
+
 async function warmUp (load: Load): Promise<void> {
   await Promise.all(load.clients.map(async (client) => { for (let i = 0; i < WARM_UP; i++) await client.step() }))
 }
 
 /** Waits until every client got what it must (bounded), then checks nothing is missing and nothing came twice. */
 async function accountAll (t: Test, load: Load): Promise<void> {
-  await until(t, 'every message arrived', () => load.clients.every((client) => client.account().missing.length === 0), 15_000).catch(() => {})
+  await within(() => load.clients.every((client) => client.account().missing.length === 0), { timeoutMs: 15_000 })
   // A little longer: a duplicate or a late message of a refused call would show now.
   await sleep(300)
   for (const client of load.clients) {
@@ -36,7 +45,7 @@ async function accountAll (t: Test, load: Load): Promise<void> {
 }
 
 t.test('Redis SIGSTOP for 3 s, then SIGCONT: clients see no error, no message is lost', options, async (t) => {
-  const cluster = await startOutageCluster(t, PASSWORD)
+  const cluster = await outageCluster(t)
   const load = await startLoad(t, cluster.url, 3)
   await warmUp(load)
   t.same(load.failures, [], 'warm-up without failures')
@@ -81,21 +90,17 @@ const NOTHING = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { r
  * A legacy SSE session opened through the balancer with a raw GET: its POST path, and the instance
  * holding its stream (read from the record's `gw`), the one that needs no Redis for its POSTs.
  */
-async function openLegacy (cluster: OutageCluster): Promise<{ endpoint: string, owner: string, close: () => void }> {
-  const abort = new AbortController()
-  const response = await fetch(`${cluster.url}/sse`, { signal: abort.signal })
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader()
-  let text = ''
-  while (!text.includes('\n\n')) text += Buffer.from((await reader.read()).value ?? []).toString()
-  const endpoint = /data: (\S+)/.exec(text)?.[1] ?? ''
+async function openLegacy (cluster: ProcessCluster): Promise<{ endpoint: string, owner: string, close: () => void }> {
+  const stream = await openRawStream(`${cluster.url}/sse`)
+  const endpoint = endpointOf(await stream.next())
   const id = new URL(endpoint, cluster.url).searchParams.get('sessionId') ?? ''
   const owner = /\$\d+\r\n(i\d)/.exec(await cluster.redis.command('HGET', `mcp:s:${id}`, 'gw'))?.[1] ?? ''
-  return { endpoint, owner, close: () => { abort.abort() } }
+  return { endpoint, owner, close: () => { stream.destroy() } }
 }
 
 t.test('Redis SIGKILLed, restarted empty 2 s later: no crash, only 503 + Retry-After in the gap, no live session lost', options, async (t) => {
-  const cluster = await startOutageCluster(t, PASSWORD)
-  const [i0, i1] = cluster.instances as [OutageInstance, OutageInstance, OutageInstance]
+  const cluster = await outageCluster(t)
+  const [i0, i1] = cluster.instances as [InstanceProcess, InstanceProcess, InstanceProcess]
   const load = await startLoad(t, cluster.url, 3)
   await warmUp(load)
   t.same(load.failures, [], 'warm-up without failures')
@@ -109,7 +114,7 @@ t.test('Redis SIGKILLed, restarted empty 2 s later: no crash, only 503 + Retry-A
   // client never completes initialization.
   const legacy = await openLegacy(cluster)
   t.teardown(() => { legacy.close() })
-  const owner = cluster.instances.find((instance) => instance.id === legacy.owner) as OutageInstance
+  const owner = cluster.instances.find((instance) => instance.id === legacy.owner) as InstanceProcess
   t.equal((await post(`${owner.url}${legacy.endpoint}`, INITIALIZE)).status, 202, 'legacy initialize')
   t.equal((await post(`${owner.url}${legacy.endpoint}`, INITIALIZED)).status, 202, 'legacy initialized')
   // Each instance reads the legacy session's record once (later POSTs go to the owner without it).
@@ -167,39 +172,27 @@ t.test('Redis SIGKILLed, restarted empty 2 s later: no crash, only 503 + Retry-A
   t.ok(cluster.instances.every((instance) => instance.log.some((line) => line.includes('Redis restarted empty'))), 'each instance logged the restart')
 })
 
-/** The next JSON-RPC message on a raw legacy stream with `id` (other frames skipped), or undefined after `ms`. */
+/** The JSON-RPC message of a raw legacy frame, if it carries one. */
+function messageOf (frame: string): Record<string, unknown> | undefined {
+  const data = /^data: (.*)$/m.exec(frame)?.[1]
+  return data?.startsWith('{') === true ? JSON.parse(data) as Record<string, unknown> : undefined
+}
+
+/** The next JSON-RPC message on a raw legacy stream with `id` (other frames skipped), within `ms`. */
 async function answerOn (stream: RawStream, id: number, ms: number): Promise<Record<string, unknown> | undefined> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const left = deadline - Date.now()
-    if (left <= 0) return undefined
-    const frame = await Promise.race([stream.next(), sleep(left).then(() => undefined)])
-    if (frame === undefined) return undefined
-    const data = /^data: (.*)$/m.exec(frame)?.[1]
-    const message = data?.startsWith('{') === true ? JSON.parse(data) as Record<string, unknown> : undefined
-    if (message?.id === id) return message
-  }
+  return messageOf(await stream.nextMatching((frame) => messageOf(frame)?.id === id, ms))
 }
 
 /** The ids of the JSON-RPC answers on a raw legacy stream within `ms`. */
 async function answersWithin (stream: RawStream, ms: number): Promise<unknown[]> {
-  const ids: unknown[] = []
-  const deadline = Date.now() + ms
-  for (let left = ms; left > 0; left = deadline - Date.now()) {
-    const frame = await Promise.race([stream.next(), sleep(left).then(() => undefined)])
-    if (frame === undefined) break
-    const data = /^data: (.*)$/m.exec(frame)?.[1]
-    const message = data?.startsWith('{') === true ? JSON.parse(data) as Record<string, unknown> : undefined
-    if (message !== undefined && 'id' in message) ids.push(message.id)
-  }
-  return ids
+  return (await stream.framesWithin(ms)).map(messageOf).filter((message) => message !== undefined && 'id' in message).map((message) => message?.id)
 }
 
 const call = (id: number): unknown => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'work', arguments: { n: id } } })
 
 t.test('a legacy POST forwarded (202) just before Redis died empty, not yet read by the stream\'s instance, still runs', options, async (t) => {
-  const cluster = await startOutageCluster(t, PASSWORD)
-  const [i0, i1] = cluster.instances as [OutageInstance, OutageInstance, OutageInstance]
+  const cluster = await outageCluster(t)
+  const [i0, i1] = cluster.instances as [InstanceProcess, InstanceProcess, InstanceProcess]
   const stream = await openRawStream(`${i0.url}/sse`)
   t.teardown(() => { stream.destroy() })
   const endpoint = /data: (\S+)/.exec(await stream.next())?.[1] ?? ''

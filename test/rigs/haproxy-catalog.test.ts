@@ -12,20 +12,15 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client'
 import { runCatalogTable } from '../helpers/catalog-table.js'
+import { textOf as text } from '../helpers/clients.js'
+import { abortedTags, control, startProcessCluster, type InstanceProcess as CatalogInstance, type ProcessCluster as CatalogCluster } from '../helpers/cluster.js'
 import { haproxyTest } from '../helpers/haproxy.js'
 import { runModernCatalog } from '../helpers/modern-catalog.js'
 import { redisTest } from '../helpers/redis-server.js'
-import { startCatalogCluster, type CatalogCluster, type CatalogInstance } from '../helpers/scale-catalog-cluster.js'
+import { sleep, within } from '../helpers/wait.js'
 
-const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
-
-/** Bounded wait (10 s, generous on a loaded machine), then the check as an assertion. */
-async function until (t: Test, what: string, check: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !check(); i++) await sleep(25)
-  t.ok(check(), what)
-}
-
-const text = (result: Record<string, unknown>): string => (result.content as Array<{ text: string }> | undefined)?.[0]?.text ?? ''
+/** A bounded wait: generous on a loaded machine. */
+const WAIT = { timeoutMs: 10_000, everyMs: 25 }
 
 /** An official SDK client that answers elicitation and sampling like a host. */
 function hostClient (): Client {
@@ -82,32 +77,34 @@ function logsOf (client: Client): unknown[] {
  * before it is connected is not for it.
  */
 async function heard (t: Test, from: CatalogInstance, logs: unknown[][], tag: string): Promise<void> {
-  for (let i = 0; i < 200 && !logs.every((l) => l.includes(tag)); i++) {
-    if (i % 8 === 0) await from.control({ action: 'broadcast', notification: { method: 'notifications/message', params: { level: 'info', data: tag } } })
-    await sleep(25)
-  }
+  let checks = 0
+  await within(async () => {
+    if (logs.every((l) => l.includes(tag))) return true
+    if (checks++ % 8 === 0) await control(from, { action: 'broadcast', notification: { method: 'notifications/message', params: { level: 'info', data: tag } } })
+    return false
+  }, { timeoutMs: 5000, everyMs: 25 })
   t.ok(logs.every((l) => l.includes(tag)), `every client heard "${tag}" from ${from.id}`)
 }
 
 /** Where `wait_for_abort` with `tag` saw its abort (the instance that executed it), once it did. */
 async function abortedOn (t: Test, cluster: CatalogCluster, tag: string): Promise<CatalogInstance | undefined> {
-  await until(t, `${tag}: the executing handler saw the abort`, () => cluster.instances.some((instance) => instance.aborted.includes(tag)))
-  return cluster.instances.find((instance) => instance.aborted.includes(tag))
+  t.ok(await within(() => cluster.instances.some((instance) => abortedTags(instance).includes(tag)), WAIT), `${tag}: the executing handler saw the abort`)
+  return cluster.instances.find((instance) => abortedTags(instance).includes(tag))
 }
 
 /** The instance whose `landed` list gained an entry of `kind` after `before` (one count per instance). */
 function landedSince (cluster: CatalogCluster, before: number[], kind: string): CatalogInstance[] {
-  return cluster.instances.filter((instance, i) => instance.landed.slice(before[i]).some((line) => line.landed === kind))
+  return cluster.instances.filter((instance, i) => instance.lines.slice(before[i]).some((line) => line.landed === kind))
 }
 
-const marks = (cluster: CatalogCluster): number[] => cluster.instances.map((instance) => instance.landed.length)
+const marks = (cluster: CatalogCluster): number[] => cluster.instances.map((instance) => instance.lines.length)
 
 /** Starts `wait_for_abort`, waits for its first progress (the handler runs), aborts it from the client. */
 async function cancelRunning (t: Test, client: Client, tag: string): Promise<void> {
   const controller = new AbortController()
   let started = false
   const call = client.callTool({ name: 'wait_for_abort', arguments: { tag } }, undefined, { signal: controller.signal, onprogress: () => { started = true } })
-  await until(t, `${tag}: the handler runs`, () => started)
+  t.ok(await within(() => started, WAIT), `${tag}: the handler runs`)
   controller.abort('enough')
   await t.rejects(call, `${tag}: the call rejects on the client`)
 }
@@ -124,7 +121,7 @@ async function cancelAcross (t: Test, cluster: CatalogCluster, client: Client, p
     await cancelRunning(t, client, tag)
     const executor = await abortedOn(t, cluster, tag)
     if (executor === undefined) return
-    await until(t, `${tag}: the cancel reached an instance`, () => landedSince(cluster, before, 'cancel').length > 0)
+    t.ok(await within(() => landedSince(cluster, before, 'cancel').length > 0, WAIT), `${tag}: the cancel reached an instance`)
     const landed = landedSince(cluster, before, 'cancel')[0]
     if (executor !== undefined && landed !== undefined && landed !== executor) crossed = `${landed.id} → ${executor.id}`
   }
@@ -134,7 +131,7 @@ async function cancelAcross (t: Test, cluster: CatalogCluster, client: Client, p
 const redis = redisTest(t)
 const haproxy = redis.skip === false ? haproxyTest(t) : redis
 t.test('3 catalog instances on one redis-server behind HAProxy round-robin', { skip: haproxy.skip }, async (t) => {
-  const cluster = await startCatalogCluster(t)
+  const cluster = await startProcessCluster(t, 'scale-catalog-instance.mjs')
   const [i0, i1, i2] = cluster.instances as [CatalogInstance, CatalogInstance, CatalogInstance]
 
   t.test('Streamable HTTP: the whole catalog table, the calls spread over every instance', async (t) => {
@@ -191,8 +188,8 @@ t.test('3 catalog instances on one redis-server behind HAProxy round-robin', { s
     await subscriber.subscribeResource({ uri: 'docs://readme' })
     await quitter.subscribeResource({ uri: 'docs://readme' })
     await quitter.unsubscribeResource({ uri: 'docs://readme' })
-    for (const instance of cluster.instances) await instance.control({ action: 'updated', uri: 'docs://readme' })
-    await until(t, 'the subscriber heard the three updates', () => (updates[0]?.length ?? 0) >= 3)
+    for (const instance of cluster.instances) await control(instance, { action: 'updated', uri: 'docs://readme' })
+    t.ok(await within(() => (updates[0]?.length ?? 0) >= 3, WAIT), 'the subscriber heard the three updates')
     // A marker after the updates, on the same streams: an update still to come would be ahead of it.
     await heard(t, i2, logs, 'marker')
     t.same(updates, [['docs://readme', 'docs://readme', 'docs://readme'], []], 'once per notify, from every instance; none after unsubscribing (through another request)')
@@ -220,12 +217,12 @@ t.test('3 catalog instances on one redis-server behind HAProxy round-robin', { s
       const session = transport.sessionId ?? ''
       let started = false
       const call = client.callTool({ name: 'wait_for_abort', arguments: { tag } }, undefined, { onprogress: () => { started = true } }).catch((error: unknown) => error)
-      await until(t, `${tag}: the handler runs`, () => started)
+      t.ok(await within(() => started, WAIT), `${tag}: the handler runs`)
       const before = marks(cluster)
       await transport.terminateSession()
       const executor = await abortedOn(t, cluster, tag)
       if (executor === undefined) return
-      await until(t, 'the DELETE reached an instance', () => landedSince(cluster, before, 'DELETE').length > 0)
+      t.ok(await within(() => landedSince(cluster, before, 'DELETE').length > 0, WAIT), 'the DELETE reached an instance')
       const landed = landedSince(cluster, before, 'DELETE')
       t.equal(landed.length, 1, 'one DELETE, on one instance')
       for (const instance of cluster.instances) {
@@ -268,13 +265,13 @@ t.test('3 catalog instances on one redis-server behind HAProxy round-robin', { s
     }
 
     await cancelAcross(t, cluster, client, 'haproxy-sse-cancel')
-    t.ok(cluster.instances.every((instance) => instance === owner || !instance.aborted.some((tag) => tag.startsWith('haproxy-sse-cancel'))), 'every call ran on the owner')
+    t.ok(cluster.instances.every((instance) => instance === owner || !abortedTags(instance).some((tag) => tag.startsWith('haproxy-sse-cancel'))), 'every call ran on the owner')
 
     const updates: string[] = []
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { updates.push(n.params.uri) })
     await client.subscribeResource({ uri: 'docs://readme' })
-    for (const instance of cluster.instances) await instance.control({ action: 'updated', uri: 'docs://readme' })
-    await until(t, 'the three updates', () => updates.length >= 3)
+    for (const instance of cluster.instances) await control(instance, { action: 'updated', uri: 'docs://readme' })
+    t.ok(await within(() => updates.length >= 3, WAIT), 'the three updates')
     await heard(t, i1, [logs], 'marker')
     t.same(updates, ['docs://readme', 'docs://readme', 'docs://readme'], 'once per notify, from every instance')
   })
@@ -287,7 +284,7 @@ t.test('3 catalog instances on one redis-server behind HAProxy round-robin', { s
     t.same(text(await client.callTool({ name: 'ask_model', arguments: { question: '2+2?' } })), 'm said: four', 'sampling through input_required')
     t.same(text(await client.callTool({ name: 'ask_user', arguments: { message: 'Name?' } })), 'user accept: {"name":"Ada"}', 'elicitation through input_required')
     t.same(text(await client.callTool({ name: 'survey', arguments: {} })), 'Ada likes blue in file:///work', 'three rounds, the answers carried in requestState')
-    await until(t, 'the retries landed on several instances', () => landedSince(cluster, before, 'retry').length >= 2)
+    t.ok(await within(() => landedSince(cluster, before, 'retry').length >= 2, WAIT), 'the retries landed on several instances')
     t.comment(`retries landed on ${landedSince(cluster, before, 'retry').map((instance) => instance.id).join()}`)
 
     // A 2026-07-28 client cancels by closing its request's connection: HAProxy must pass the close on
@@ -296,7 +293,7 @@ t.test('3 catalog instances on one redis-server behind HAProxy round-robin', { s
       const controller = new AbortController()
       let started = false
       const call = client.callTool({ name: 'wait_for_abort', arguments: { tag } }, { signal: controller.signal, onprogress: () => { started = true } })
-      await until(t, `${tag}: the handler runs`, () => started)
+      t.ok(await within(() => started, WAIT), `${tag}: the handler runs`)
       controller.abort('enough')
       await t.rejects(call, `${tag}: the call rejects on the client`)
       await abortedOn(t, cluster, tag)
@@ -307,13 +304,13 @@ t.test('3 catalog instances on one redis-server behind HAProxy round-robin', { s
     client.setNotificationHandler('notifications/resources/updated', (n) => { seen.updated.push(n.params.uri) })
     const subscription = await client.listen({ toolsListChanged: true, resourceSubscriptions: ['docs://readme'] })
     t.same(subscription.honoredFilter, { toolsListChanged: true, resourceSubscriptions: ['docs://readme'] })
-    const held = await Promise.all(cluster.instances.map(async (instance) => (await instance.control({ action: 'ask' })).listens))
+    const held = await Promise.all(cluster.instances.map(async (instance) => (await control(instance, { action: 'ask' })).listens))
     t.equal(held.reduce((a, b) => a + b, 0), 1, `one instance holds the listen stream (${held.join()})`)
     const others = cluster.instances.filter((_, i) => held[i] === 0)
-    await others[0]?.control({ action: 'updated', uri: 'docs://readme' })
-    await others[1]?.control({ action: 'broadcast', notification: { method: 'notifications/tools/list_changed' } })
-    await until(t, 'the update and the list change from the other two instances', () => seen.updated.length >= 1 && seen.tools >= 1)
-    await others[0]?.control({ action: 'updated', uri: 'docs://marker' })
+    await control(others[0] as CatalogInstance, { action: 'updated', uri: 'docs://readme' })
+    await control(others[1] as CatalogInstance, { action: 'broadcast', notification: { method: 'notifications/tools/list_changed' } })
+    t.ok(await within(() => seen.updated.length >= 1 && seen.tools >= 1, WAIT), 'the update and the list change from the other two instances')
+    await control(others[0] as CatalogInstance, { action: 'updated', uri: 'docs://marker' })
     await sleep(100)
     t.same(seen, { tools: 1, updated: ['docs://readme'] }, 'each once; an update of a resource not listened to is not sent')
     await subscription.close()
@@ -337,13 +334,13 @@ t.test('3 catalog instances on one redis-server behind HAProxy round-robin', { s
     for (const client of listeners) await client.listen({ toolsListChanged: true, resourceSubscriptions: ['docs://readme'] })
     await heard(t, i0, logs, 'ready')
 
-    const reached = await i1.control({ action: 'broadcast', notification: { method: 'notifications/tools/list_changed' } })
+    const reached = await control(i1, { action: 'broadcast', notification: { method: 'notifications/tools/list_changed' } })
     t.equal(reached.instanceId, 'i1')
-    await until(t, 'every client heard the broadcast', () => changes.every((n) => n >= 1))
+    t.ok(await within(() => changes.every((n) => n >= 1), WAIT), 'every client heard the broadcast')
     // Markers after it, on the same streams: a second copy would come before them.
     await heard(t, i1, logs, 'marker')
-    await i1.control({ action: 'updated', uri: 'docs://readme' })
-    await until(t, 'every listen stream heard the marker', () => markers.every((n) => n >= 1))
+    await control(i1, { action: 'updated', uri: 'docs://readme' })
+    t.ok(await within(() => markers.every((n) => n >= 1), WAIT), 'every listen stream heard the marker')
     t.same(changes, [...sessions, ...listeners].map(() => 1), 'a broadcast from i1 reached each of the 30 clients exactly once')
   })
 })
