@@ -29,6 +29,7 @@ export type { ResolvedServerOptions, InvalidOptions, OptionsProblem } from './sc
 
 // Handlers: definitions, results, and the context every handler receives.
 export type { HandlerContext, ServerRequestOptions } from './protocol/context.js'
+export type { HttpContext, HttpCredential } from './protocol/http.js'
 export type { MCPAuthClaims, Principal, PrincipalIdentity } from './protocol/principal.js'
 // Session ownership: whether two principals are one identity, and a stable key for one (README, Authentication).
 export { principalKey, samePrincipal } from './protocol/principal.js'

@@ -1,6 +1,7 @@
 import type { HandlerContext, ServerRequestOptions } from './context.js'
 import { type JsonRpcId } from '../jsonrpc/messages.js'
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
+import { RequestHttp, type HttpPeer } from './http.js'
 import type { InflightRequest } from './inflight.js'
 import { requireClientCapabilities } from './modern/errors.js'
 import type { Principal } from './principal.js'
@@ -45,12 +46,16 @@ export class RequestContext implements HandlerContext {
   private readonly sessionRef: Session
   private readonly inflight: InflightRequest
   private readonly requestTimeoutMs: number
+  /** The HTTP request that carried this call; undefined on stdio. */
+  private readonly peer: HttpPeer | undefined
+  private httpView: RequestHttp | undefined
   private lastProgress = -Infinity
   /** The request's telemetry, when an OpenTelemetry SDK listens; see {@link observe}. */
   private operation: ServerOperation | undefined
 
-  constructor (session: Session, requestId: JsonRpcId, inflight: InflightRequest, meta: Record<string, unknown> | undefined, requestTimeoutMs: number, auth: Principal | undefined) {
+  constructor (session: Session, requestId: JsonRpcId, inflight: InflightRequest, meta: Record<string, unknown> | undefined, requestTimeoutMs: number, auth: Principal | undefined, peer?: HttpPeer) {
     this.sessionRef = session
+    this.peer = peer
     this.auth = auth
     this.requestId = requestId
     this.inflight = inflight
@@ -66,6 +71,13 @@ export class RequestContext implements HandlerContext {
   /** The request's SERVER span; a non-recording span when no tracer is active. */
   get span (): Span {
     return this.operation?.span ?? NOOP_SPAN
+  }
+
+  /** Built on first read, like {@link signal}: most handlers never need it. */
+  get http (): RequestHttp | undefined {
+    if (this.peer === undefined) return undefined
+    this.httpView ??= new RequestHttp(this.peer)
+    return this.httpView
   }
 
   /** Created on first read: most handlers never need one. */
