@@ -1,6 +1,7 @@
 // The layer rule of DESIGN.md ("Arrows"), checked by `npm run lint` rather than by review.
 // Arrows run one way: entry points -> transports -> scale -> protocol -> telemetry -> jsonrpc,
-// util, errors; beside that chain transports -> auth -> protocol. Only the entry points (and the
+// util, errors; beside that chain transports -> auth -> protocol, and entry points -> routes ->
+// protocol (Fastify routes as tools: the plugin wires them, no transport knows them). Only the entry points (and the
 // one mount, which the entry points share) import values of schemas/; transports and auth import
 // its resolved types. No circular imports, type-only ones included.
 const ENTRY = '^src/(index|plugin|server)\\.ts$'
@@ -35,6 +36,7 @@ module.exports = {
     layer('protocol', '^src/protocol/', `^src/(protocol|telemetry)/|${LEAVES}`),
     layer('auth', '^src/auth/', `^src/(auth|protocol|telemetry|schemas)/|${LEAVES}`),
     layer('scale', '^src/scale/', `^src/(scale|protocol|telemetry)/|${LEAVES}`),
+    layer('routes', '^src/routes/', `^src/(routes|protocol|telemetry|schemas)/|${LEAVES}`),
     layer('transports', '^src/transports/', `^src/(transports|scale|auth|protocol|telemetry|schemas)/|${LEAVES}`),
     layer('schemas', '^src/schemas/', '^src/(?!index|plugin|server)'),
     {

@@ -23,6 +23,9 @@ export type {
 } from './schemas/config.js'
 // Scale-out (several instances on Redis): its options, and the shape of an ioredis client it accepts.
 export type { ScaleOutOptions } from './schemas/scale.js'
+// Routes as tools (docs/routes-as-tools.md): the `routes` option and a route's `config.mcp`.
+export type { RoutesOptions, RouteMatcher, RoutePredicate, RouteCandidate } from './schemas/routes.js'
+export type { RouteToolConfig } from './routes/config.js'
 export type { RedisClientLike } from './scale/redis/client.js'
 export type { EventReplay, EventStore, StoredEvent } from './scale/memory/event-store.js'
 export type { ResolvedServerOptions, InvalidOptions, OptionsProblem } from './schemas/resolve.js'
@@ -60,5 +63,5 @@ export {
   UnsupportedMediaTypeError, NotAcceptableError, ForbiddenOriginError, ForeignSessionError, AtCapacityError,
   UnsupportedProtocolVersionError, MethodNotAllowedError, StreamConflictError, InvalidHostError, SessionQuotaError, NotFoundError, TaskLimitError,
   UnauthorizedError, InvalidAuthRequestError, InsufficientScopeError, AuthUnavailableError, AuthDiscoveryFailedError,
-  RedisUnreachableError, ScaleUnavailableError
+  RedisUnreachableError, ScaleUnavailableError, RouteToolNameClashError, RouteToolSchemaError, RouteToolConfigError
 } from './errors.js'

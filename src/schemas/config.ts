@@ -6,6 +6,7 @@ import { REQUEST_STATE_DEFAULTS } from '../protocol/modern/request-state.js'
 import { TASK_DEFAULTS, type TaskStore } from '../protocol/tasks/types.js'
 import type { EventStore } from '../scale/memory/event-store.js'
 import { JWT_ALGORITHMS } from '../auth/algorithms.js'
+import { RoutesOptionsSchema } from './routes.js'
 import { ScaleOutOptionsSchema } from './scale.js'
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api'
 
@@ -398,6 +399,11 @@ export const ServerOptionsSchema = Type.Object({
 /** Options of `new MCPServer(options?)`; every field is optional. */
 export type ServerOptions = Static<typeof ServerOptionsSchema>
 
-export const PluginOptionsSchema = Type.Object({ ...serverProperties, ...httpRouteProperties }, strict)
+export const PluginOptionsSchema = Type.Object({
+  ...serverProperties,
+  ...httpRouteProperties,
+  /** The app's own routes as MCP tools (docs/routes-as-tools.md). Unset = only routes with `config.mcp`. */
+  routes: Type.Optional(RoutesOptionsSchema)
+}, strict)
 /** Options of `fastify.register(mcp, opts)`: the app owns the listener, so no `port`/`host`. */
 export type PluginOptions = Static<typeof PluginOptionsSchema>

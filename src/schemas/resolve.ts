@@ -66,7 +66,7 @@ export function resolveServerOptions (input: unknown): ResolvedServerOptions {
   const rules = (v: unknown): OptionsProblem[] => [
     ...serverRules(v), ...storeRules(store), ...clientRules(client, SERVER_REDIS), ...eventStoreRules(events, SERVER_EVENTS), ...providerRules(providers)
   ]
-  const resolved = resolve(ServerOptionsSchema, Value.Clone(value), rules)
+  const resolved = resolve(ServerOptionsSchema, cloneOptions(value), rules)
   return withLive(withLiveAt(withLiveAt(resolved, SERVER_REDIS, client), SERVER_EVENTS, events), store, providers) as ResolvedServerOptions
 }
 
@@ -76,7 +76,7 @@ export function resolvePluginOptions (input: unknown): ResolvedPluginOptions {
   const { value: withoutRedis, live: client } = withoutLive(withoutTasks, PLUGIN_REDIS, LIVE_REDIS_CLIENT)
   const { value: withoutEvents, live: events } = withoutLive(withoutRedis, PLUGIN_EVENTS, LIVE_EVENT_STORE)
   const { value: original, providers } = withoutProviders(withoutEvents)
-  const value: unknown = Value.Clone(original)
+  const value: unknown = cloneOptions(original)
   if (isRecord(value)) for (const key of FASTIFY_REGISTER_KEYS) delete value[key]
   const rules = (v: unknown): OptionsProblem[] => [
     ...pluginRules(v), ...storeRules(store), ...clientRules(client, PLUGIN_REDIS), ...eventStoreRules(events, PLUGIN_EVENTS), ...providerRules(providers)
@@ -327,6 +327,7 @@ function describe (schema: TSchema): string {
     return `a ${min > 0 ? 'non-empty ' : ''}list of ${plural(describe(schema.items))}`
   }
   if (KindGuard.IsObject(schema)) return 'an object'
+  if (KindGuard.IsFunction(schema)) return 'a function'
   /* c8 ignore next 2: defensive, every kind used by config.ts is described above */
   return 'a valid value'
 }
@@ -380,6 +381,19 @@ function distance (a: string, b: string): number {
     }
   }
   return at(a.length, b.length)
+}
+
+/**
+ * `Value.Clone`, except that functions (`routes.include` may be a predicate) stay the caller's own:
+ * TypeBox cannot clone them, and a function needs no copy to stay unmutated.
+ */
+function cloneOptions (value: unknown): unknown {
+  if (typeof value === 'function') return value
+  if (Array.isArray(value)) return value.map(cloneOptions)
+  if (isRecord(value) && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, cloneOptions(child)]))
+  }
+  return Value.Clone(value)
 }
 
 function deepFreeze<T> (value: T): T {
