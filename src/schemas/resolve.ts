@@ -9,6 +9,7 @@ import {
 import type { TaskStore } from '../protocol/tasks/types.js'
 import { isRecord } from '../util/is-record.js'
 import { describeValue, join, LIVE_EVENT_STORE, LIVE_REDIS_CLIENT, pluginRules, serverRules, type OptionsProblem } from './rules.js'
+import { routesRules, withRoutePredicates, withoutRoutePredicates } from './routes.js'
 import type { ResolvedScaleOutOptions } from './scale.js'
 
 export type { OptionsProblem } from './rules.js'
@@ -66,7 +67,7 @@ export function resolveServerOptions (input: unknown): ResolvedServerOptions {
   const rules = (v: unknown): OptionsProblem[] => [
     ...serverRules(v), ...storeRules(store), ...clientRules(client, SERVER_REDIS), ...eventStoreRules(events, SERVER_EVENTS), ...providerRules(providers)
   ]
-  const resolved = resolve(ServerOptionsSchema, cloneOptions(value), rules)
+  const resolved = resolve(ServerOptionsSchema, Value.Clone(value), rules)
   return withLive(withLiveAt(withLiveAt(resolved, SERVER_REDIS, client), SERVER_EVENTS, events), store, providers) as ResolvedServerOptions
 }
 
@@ -75,14 +76,15 @@ export function resolvePluginOptions (input: unknown): ResolvedPluginOptions {
   const { value: withoutTasks, store } = withoutStore(input)
   const { value: withoutRedis, live: client } = withoutLive(withoutTasks, PLUGIN_REDIS, LIVE_REDIS_CLIENT)
   const { value: withoutEvents, live: events } = withoutLive(withoutRedis, PLUGIN_EVENTS, LIVE_EVENT_STORE)
-  const { value: original, providers } = withoutProviders(withoutEvents)
-  const value: unknown = cloneOptions(original)
+  const { value: withoutPredicates, predicates } = withoutRoutePredicates(withoutEvents)
+  const { value: original, providers } = withoutProviders(withoutPredicates)
+  const value: unknown = Value.Clone(original)
   if (isRecord(value)) for (const key of FASTIFY_REGISTER_KEYS) delete value[key]
   const rules = (v: unknown): OptionsProblem[] => [
-    ...pluginRules(v), ...storeRules(store), ...clientRules(client, PLUGIN_REDIS), ...eventStoreRules(events, PLUGIN_EVENTS), ...providerRules(providers)
+    ...pluginRules(v), ...routesRules(v), ...storeRules(store), ...clientRules(client, PLUGIN_REDIS), ...eventStoreRules(events, PLUGIN_EVENTS), ...providerRules(providers)
   ]
   const resolved = resolve(PluginOptionsSchema, value, rules)
-  return withLive(withLiveAt(withLiveAt(resolved, PLUGIN_REDIS, client), PLUGIN_EVENTS, events), store, providers) as ResolvedPluginOptions
+  return withRoutePredicates(withLive(withLiveAt(withLiveAt(resolved, PLUGIN_REDIS, client), PLUGIN_EVENTS, events), store, providers), predicates) as ResolvedPluginOptions
 }
 
 /** Where an ioredis client given as `scaleOut.redis` sits in each kind of options. */
@@ -381,19 +383,6 @@ function distance (a: string, b: string): number {
     }
   }
   return at(a.length, b.length)
-}
-
-/**
- * `Value.Clone`, except that functions (`routes.include` may be a predicate) stay the caller's own:
- * TypeBox cannot clone them, and a function needs no copy to stay unmutated.
- */
-function cloneOptions (value: unknown): unknown {
-  if (typeof value === 'function') return value
-  if (Array.isArray(value)) return value.map(cloneOptions)
-  if (isRecord(value) && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, cloneOptions(child)]))
-  }
-  return Value.Clone(value)
 }
 
 function deepFreeze<T> (value: T): T {

@@ -1,5 +1,7 @@
 import { Type, type Static, type TUnsafe } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 import type { RouteOptions } from 'fastify'
+import { mayForward } from '../protocol/http.js'
 
 /** An HTTP header field name (RFC 9110 token): config.ts's HEADER_TOKEN_PATTERN, which cannot be imported (config.ts imports this file). */
 const HEADER_NAME_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
@@ -51,3 +53,84 @@ export const RoutesOptionsSchema = Type.Object({
   forwardHeaders: Type.Optional(Type.Array(Type.String({ pattern: HEADER_NAME_PATTERN })))
 }, { additionalProperties: false })
 export type RoutesOptions = Static<typeof RoutesOptionsSchema>
+
+type Predicates = Partial<Record<'include' | 'exclude', RoutePredicate>>
+
+/**
+ * `routes.include` / `routes.exclude` given as predicates are the caller's functions: TypeBox can
+ * neither clone nor default them. They are taken out before the options are checked (an empty
+ * list stands in, so the rest of `routes` is still checked) and put back, the very same
+ * functions, into the resolved options.
+ */
+export function withoutRoutePredicates (input: unknown): { value: unknown, predicates: Predicates } {
+  const routes = isObject(input) ? input.routes : undefined
+  if (!isObject(routes)) return { value: input, predicates: {} }
+  const predicates: Predicates = {}
+  const stand: Record<string, unknown> = {}
+  for (const key of ['include', 'exclude'] as const) {
+    const value = routes[key]
+    if (typeof value !== 'function') continue
+    predicates[key] = value as RoutePredicate
+    stand[key] = []
+  }
+  if (Object.keys(stand).length === 0) return { value: input, predicates }
+  return { value: { ...input as object, routes: { ...routes, ...stand } }, predicates }
+}
+
+/** The resolved options with the predicates back in `routes` (frozen like the rest). */
+export function withRoutePredicates (resolved: unknown, predicates: Predicates): unknown {
+  if (Object.keys(predicates).length === 0) return resolved
+  const options = resolved as Record<string, unknown>
+  return Object.freeze({ ...options, routes: Object.freeze({ ...options.routes as object, ...predicates }) })
+}
+
+function isObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+const MATCHER_FIELDS = Object.keys(RouteMatcherSchema.properties)
+const MATCHER_WORDS: Readonly<Record<string, string>> = {
+  method: 'a method name or a non-empty list of them', url: 'a glob such as "/api/**"', tag: 'a tag', operationId: 'an operationId'
+}
+
+/**
+ * What the schema alone would say badly: `include` / `exclude` are "a list or a function", and a
+ * union's error names neither the matcher nor the field at fault; a `forwardHeaders` entry that is
+ * never forwarded would be silently useless. Each problem replaces the schema's at its path.
+ */
+export function routesRules (options: unknown): Array<{ path: string, message: string }> {
+  const routes = isObject(options) ? options.routes : undefined
+  if (!isObject(routes)) return []
+  const problems: Array<{ path: string, message: string }> = []
+  for (const key of ['include', 'exclude'] as const) {
+    const selection = routes[key]
+    const path = `routes.${key}`
+    if (selection === undefined || typeof selection === 'function') continue
+    if (!Array.isArray(selection)) {
+      problems.push({ path, message: `expected a list of matchers ({ ${MATCHER_FIELDS.join(', ')} }) or a predicate function, got ${selection === null ? 'null' : typeof selection}` })
+      continue
+    }
+    const bad = selection.map((matcher, i) => matcherProblem(matcher, i)).filter((problem) => problem !== undefined)
+    if (bad.length > 0) problems.push({ path, message: bad.join('; ') })
+  }
+  const headers = routes.forwardHeaders
+  if (Array.isArray(headers)) {
+    headers.forEach((name, i) => {
+      if (typeof name === 'string' && !mayForward(name.toLowerCase())) {
+        problems.push({ path: `routes.forwardHeaders[${i}]`, message: `${JSON.stringify(name)} is never forwarded (hop-by-hop, host, content-length and mcp-* headers are not the caller's to pass on)` })
+      }
+    })
+  }
+  return problems
+}
+
+function matcherProblem (matcher: unknown, index: number): string | undefined {
+  if (!isObject(matcher)) return `item ${index} must be a matcher such as { url: '/api/**' }`
+  const unknown = Object.keys(matcher).find((field) => !MATCHER_FIELDS.includes(field))
+  if (unknown !== undefined) return `item ${index}: ${JSON.stringify(unknown)} is no matcher field; a matcher takes ${MATCHER_FIELDS.join(', ')}`
+  if (Value.Check(RouteMatcherSchema, matcher)) return undefined
+  const field = MATCHER_FIELDS.find((name) => matcher[name] !== undefined && !Value.Check(RouteMatcherSchema.properties[name as keyof typeof RouteMatcherSchema.properties], matcher[name]))
+  /* c8 ignore next: a matcher with known fields only fails on one of them */
+  if (field === undefined) return `item ${index} is no valid matcher`
+  return `item ${index}: ${field} must be ${MATCHER_WORDS[field] as string}`
+}
