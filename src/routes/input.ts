@@ -96,6 +96,7 @@ function flatGroups (args: Readonly<Record<string, unknown>>, owners: ReadonlyMa
   const groups: Partial<Record<Part, Record<string, unknown>>> = {}
   for (const [name, value] of Object.entries(args)) {
     const part = owners.get(name) ?? extras
+    if (value === undefined) continue
     if (part === undefined) continue
     (groups[part] ??= {})[name] = value
   }

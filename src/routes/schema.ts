@@ -54,6 +54,8 @@ interface Document {
   readonly root: unknown
   /** Its `$id` (a shared schema's), the base of relative references; empty for a route's own schema. */
   readonly id: string
+  /** Names it among the documents of one route: its `$id`, or where the route has it (`schema.body`). */
+  readonly key: string
 }
 
 /**
@@ -77,7 +79,8 @@ export class Dereferencer {
 
   /** `schema` (a route's own, the document of its local references) with every reference resolved. */
   resolve (schema: JsonSchema, where: string): JsonSchema {
-    return this.walk(schema, { root: schema, id: typeof schema.$id === 'string' ? schema.$id : '' }, where) as JsonSchema
+    const id = typeof schema.$id === 'string' ? schema.$id : ''
+    return this.walk(schema, { root: schema, id, key: id === '' ? where : id }, where) as JsonSchema
   }
 
   private walk (node: unknown, document: Document, where: string): unknown {
@@ -98,7 +101,7 @@ export class Dereferencer {
   private follow (node: Record<string, unknown>, document: Document, where: string): unknown {
     const { $ref: ref, ...siblings } = node
     const target = this.locate(ref as string, document, where)
-    const key = `${target.document.id}#${target.pointer}`
+    const key = `${target.document.key}#${target.pointer}`
     const known = this.recursive.get(key)
     if (this.stack.includes(key) || (known !== undefined && this.defs[known] !== undefined)) {
       return this.withSiblings({ $ref: `#/$defs/${this.defName(key)}` }, siblings, document, where)
@@ -155,7 +158,7 @@ export class Dereferencer {
     }
     for (const id of candidates) {
       const schema = Object.hasOwn(this.shared, id) ? this.shared[id] : undefined
-      if (schema !== undefined) return { root: jsonSchemaOf(schema, `shared schema ${JSON.stringify(id)}`), id }
+      if (schema !== undefined) return { root: jsonSchemaOf(schema, `shared schema ${JSON.stringify(id)}`), id, key: id }
     }
     throw new SchemaProblem(`${where}: $ref ${JSON.stringify(ref)} names no schema added with app.addSchema() in the route's scope`)
   }
