@@ -151,7 +151,9 @@ function headersWithout (headers: HeaderValues, credentialHeader: string | undef
 }
 
 function forwardableOf (headers: HeaderValues, credential: HttpCredential | undefined, allowList: readonly string[]): Record<string, string> {
-  const forwarded: Record<string, string> = Object.create(null)
+  // A plain object (dictionary-mode null-prototype ones are slower): its names come from the
+  // allow-list, and only own properties of the request's headers are read.
+  const forwarded: Record<string, string> = {}
   // Headers the Connection header names are hop-by-hop too (RFC 9110 §7.6.1).
   const connection = headers.connection
   const named = typeof connection === 'string' ? connection.toLowerCase().split(',').map((token) => token.trim()) : []

@@ -2,7 +2,7 @@ import type { HandlerContext, ServerRequestOptions } from './context.js'
 import { type JsonRpcId } from '../jsonrpc/messages.js'
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
 import { RequestHttp, type HttpPeer } from './http.js'
-import type { InflightRequest } from './inflight.js'
+import { kOnAbort, type AbortListener, type InflightRequest } from './inflight.js'
 import { requireClientCapabilities } from './modern/errors.js'
 import type { Principal } from './principal.js'
 import type { TaskContext } from './tasks/task-context.js'
@@ -83,6 +83,15 @@ export class RequestContext implements HandlerContext {
   /** Created on first read: most handlers never need one. */
   get signal (): AbortSignal {
     return this.task?.signal ?? this.inflight.signal
+  }
+
+  /**
+   * Internal: calls `listener` once when the request is aborted, without an AbortController (see
+   * InflightRequest.onAbort). The request's own abort: for handlers that never call `startTask()`
+   * (route tools have no `execution`); after it, `signal` is the task's.
+   */
+  [kOnAbort] (listener: AbortListener): () => void {
+    return this.inflight.onAbort(listener)
   }
 
   /** Whether the request was cancelled or its session closed, without creating a signal. */

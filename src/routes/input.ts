@@ -11,7 +11,9 @@ export type RouteParts = Partial<Record<Part, JsonSchema>>
 /** One call's arguments, put back where the route reads them. */
 export interface Placed {
   readonly path: string
-  readonly query: Record<string, string | string[]>
+  /** Undefined when there is no query string. */
+  readonly query: Record<string, string | string[]> | undefined
+  /** A fresh object per call: the caller may add to it. */
   readonly headers: Record<string, string>
   /** Undefined when the route takes no body. */
   readonly body: unknown
@@ -106,10 +108,10 @@ function flatGroups (args: Readonly<Record<string, unknown>>, owners: ReadonlyMa
 function place (path: RoutePath, parts: RouteParts, groups: Partial<Record<Part, unknown>>): Placed {
   const params = isRecord(groups.params) ? groups.params : {}
   const values = WILDCARD_ARGUMENT in params ? { ...params, '*': params[WILDCARD_ARGUMENT] } : params
-  const query: Record<string, string | string[]> = {}
+  let query: Record<string, string | string[]> | undefined
   if (isRecord(groups.query)) {
     for (const [name, value] of Object.entries(groups.query)) {
-      if (value !== undefined) query[name] = Array.isArray(value) ? value.map(queryValue) : queryValue(value)
+      if (value !== undefined) (query ??= {})[name] = Array.isArray(value) ? value.map(queryValue) : queryValue(value)
     }
   }
   const headers: Record<string, string> = {}

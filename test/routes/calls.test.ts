@@ -138,19 +138,19 @@ for (const caller of CALLERS) {
   })
 }
 
-t.test('a cancelled call ends at once, while the route may run on', async (t: Test) => {
+t.test('a cancelled call ends at once, while the route runs on', async (t: Test) => {
   let release = (): void => {}
   const gate = new Promise<void>((resolve) => { release = resolve })
   let entered = (): void => {}
   const started = new Promise<void>((resolve) => { entered = resolve })
-  let sawAbort: boolean | undefined
+  let ranToEnd = false
   let finish = (): void => {}
   const finished = new Promise<void>((resolve) => { finish = resolve })
   const { app } = await routesApp(t, { maxInflightRequests: 1 }, (app) => {
-    app.get('/slow', { schema: doc({ tags: ['tools'] }) }, async (request) => {
+    app.get('/slow', { schema: doc({ tags: ['tools'] }) }, async () => {
       entered()
       await gate
-      sawAbort = request.raw.destroyed
+      ranToEnd = true
       finish()
       return { done: true }
     })
@@ -168,10 +168,10 @@ t.test('a cancelled call ends at once, while the route may run on', async (t: Te
   // one has ended on the server, though its route still waits at the gate.
   const next = await client.callTool({ name: 'getUser', arguments: { id: 1 } })
   t.same(next.structuredContent, { id: 1, name: 'Ada' }, 'the session is free again')
-  t.equal(sawAbort, undefined, 'the route is still running')
+  t.equal(ranToEnd, false, 'the route is still running')
   release()
   let timer: NodeJS.Timeout | undefined
   await Promise.race([finished, new Promise((resolve) => { timer = setTimeout(resolve, 5000).unref() })])
   clearTimeout(timer)
-  t.equal(sawAbort, true, 'the route ran to its end, and could tell its request was aborted')
+  t.equal(ranToEnd, true, 'the route ran to its end')
 })

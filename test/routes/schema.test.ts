@@ -116,7 +116,7 @@ t.test('arguments: flat unless names clash or a part cannot be spread', async (t
   const array = routeInput({ body: { type: 'array', items: { type: 'string' } } }, parseRoutePath('/bulk'), { node: { type: 'object' } })
   t.equal(array.nested, true, 'a body that is no object is grouped')
   t.strictSame(array.schema, { type: 'object', properties: { body: { type: 'array', items: { type: 'string' } } }, additionalProperties: false, required: ['body'], $defs: { node: { type: 'object' } } })
-  t.strictSame(array.place({ body: ['a'] }), { path: '/bulk', query: {}, headers: {}, body: ['a'] })
+  t.strictSame(array.place({ body: ['a'] }), { path: '/bulk', query: undefined, headers: {}, body: ['a'] })
 })
 
 t.test('a route\'s schema: wildcard, JSON body entry, header arguments, output schemas', async (t) => {
