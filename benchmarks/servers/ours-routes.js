@@ -1,8 +1,9 @@
-// Ours as a Fastify plugin, with the benchmark's `add` twice: a tool registered by hand (`add`),
-// and a route (`POST /add`, the same schema as its body, answering the sum as text) that the
-// plugin makes the tool `add_route`. Both answer `{ content: [{ type: 'text', text: '3' }] }`, so
-// the difference between them is the route's way: one inject() and the answer's mapping.
-// Its own control command `inject` measures that inject() alone, as the route tool makes it.
+// Ours as a Fastify plugin, with the benchmark's `add` three ways, all answering
+// `{ content: [{ type: 'text', text: '3' }] }`: a tool registered by hand (`add`); a route
+// (`POST /add`, the same schema as its body, answering the sum as text) that the plugin makes the
+// tool `add_route`; and a tool registered by hand whose handler injects that route itself
+// (`add_inject`: the direct tool plus one inject(), written the shortest way). Its own control
+// command `inject` measures one inject() of the route alone, as the route tool makes it.
 import Fastify from 'fastify'
 import { control, ready, unavailable } from './control.js'
 import { AddSchema, ADD_DESCRIPTION, addResult, SERVER_INFO } from './shared.js'
@@ -22,6 +23,10 @@ if (plugin !== undefined) {
     config: { mcp: { name: 'add_route', description: ADD_DESCRIPTION } },
     schema: { body: AddSchema }
   }, async (request, reply) => reply.type('text/plain; charset=utf-8').send(String(request.body.a + request.body.b)))
+  app.mcp.tool({ name: 'add_inject', description: ADD_DESCRIPTION, inputSchema: AddSchema }, async (args) => {
+    const answer = await app.inject({ method: 'POST', url: '/add', headers: {}, validate: false, payload: args })
+    return { content: [{ type: 'text', text: answer.payload }] }
+  })
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
 
   /** `calls` inject()s of the route, `concurrency` at a time, shaped as the route tool shapes them. */
