@@ -65,7 +65,7 @@ export class RouteCollector {
   /** Registers every chosen route as a tool of `core`, calling it through `app.inject()`. */
   register (app: FastifyInstance, core: McpCore): void {
     const byName = new Map<string, string>()
-    const tools: Array<{ label: string, tool: RouteTool }> = []
+    const tools: Array<{ label: string, method: string, tool: RouteTool }> = []
     for (const { route, method, scope, config } of this.chosen) {
       const label = `${method} ${route.url}`
       if (typeof config === 'string') throw new RouteToolConfigError(label, config)
@@ -81,13 +81,13 @@ export class RouteCollector {
       const other = byName.get(name)
       if (other !== undefined) throw new RouteToolNameClashError(other, label, name)
       byName.set(name, label)
-      tools.push({ label, tool })
+      tools.push({ label, method, tool })
     }
     const forwardHeaders = this.options.forwardHeaders ?? []
-    for (const { label, tool } of tools) {
+    for (const { label, method, tool } of tools) {
       if (core.registry.tools.has(tool.definition.name)) throw new RouteToolNameClashError('a tool registered with app.mcp.tool()', label, tool.definition.name)
       try {
-        core.tool(tool.definition, routeHandler(app, { method: label.slice(0, label.indexOf(' ')), input: tool.input, forwardHeaders }))
+        core.tool(tool.definition, routeHandler(app, { method, input: tool.input, forwardHeaders }))
       } catch (error) {
         // The registry compiles the schemas: one no JSON Schema engine accepts fails there.
         throw new RouteToolSchemaError(label, error instanceof Error ? error.message : String(error))
