@@ -166,3 +166,19 @@ t.test('answers as results: redirects, bodies that lie about JSON, empty 200s, t
   t.strictSame(answer(200, 'audio/ogg', 'OggS'), { content: [{ type: 'audio', data: Buffer.from('OggS').toString('base64'), mimeType: 'audio/ogg' }] })
   t.strictSame(answer(599, 'text/plain', 'secret'), { content: [{ type: 'text', text: '599 Unknown Status' }], isError: true })
 })
+
+t.test('url globs: one segment, any depth, one character, the rest literal', async (t) => {
+  const { selects } = await import('../../src/routes/select.js')
+  const route = (url: string): RouteCandidate => ({ method: 'GET', url, handler: async () => ({}) }) as unknown as RouteCandidate
+  const matches = (glob: string, url: string): boolean => selects([{ url: glob }], route(url), 'GET')
+  t.ok(matches('/api/*/items', '/api/v1/items'))
+  t.notOk(matches('/api/*/items', '/api/v1/x/items'), '* stays within a segment')
+  t.ok(matches('/api/**/items', '/api/v1/x/items'), '** crosses segments')
+  t.ok(matches('/api/**', '/api') && matches('/api/**', '/api/a/b'))
+  t.notOk(matches('/api/**', '/apix'))
+  t.ok(matches('/v?/stats', '/v2/stats'))
+  t.notOk(matches('/v?/stats', '/v/stats'))
+  t.ok(matches('/files/:id(^\\d+$).json', '/files/:id(^\\d+$).json'), 'regex characters are literal')
+  t.notOk(selects([{ url: '/x', method: ['POST', 'put'] }], route('/x'), 'GET'))
+  t.ok(selects([{ url: '/x', method: ['POST', 'get'] }], route('/x'), 'GET'))
+})
