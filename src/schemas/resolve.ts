@@ -329,7 +329,6 @@ function describe (schema: TSchema): string {
     return `a ${min > 0 ? 'non-empty ' : ''}list of ${plural(describe(schema.items))}`
   }
   if (KindGuard.IsObject(schema)) return 'an object'
-  if (KindGuard.IsFunction(schema)) return 'a function'
   /* c8 ignore next 2: defensive, every kind used by config.ts is described above */
   return 'a valid value'
 }
