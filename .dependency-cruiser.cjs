@@ -1,9 +1,10 @@
 // The layer rule of DESIGN.md ("Arrows"), checked by `npm run lint` rather than by review.
 // Arrows run one way: entry points -> transports -> scale -> protocol -> telemetry -> jsonrpc,
-// util, errors; beside that chain transports -> auth -> protocol, and entry points -> extensions ->
-// protocol. Only the entry points (and the one mount, which the entry points share) import values
-// of schemas/; transports and auth import its resolved types. No circular imports, type-only ones
-// included.
+// util, errors; beside that chain transports -> auth -> protocol, entry points -> extensions ->
+// protocol, and entry points -> routes -> protocol (Fastify routes as tools: the plugin wires them,
+// no transport knows them). Only the entry points (and the one mount, which the entry points share)
+// import values of schemas/; transports and auth import its resolved types. No circular imports,
+// type-only ones included.
 const ENTRY = '^src/(index|plugin|server)\\.ts$'
 const MOUNT = '^src/transports/http/mount\\.ts$'
 
@@ -38,6 +39,7 @@ module.exports = {
     layer('extensions', '^src/extensions/', `^src/(extensions|protocol|telemetry)/|${LEAVES}`),
     layer('auth', '^src/auth/', `^src/(auth|protocol|telemetry|schemas)/|${LEAVES}`),
     layer('scale', '^src/scale/', `^src/(scale|protocol|telemetry)/|${LEAVES}`),
+    layer('routes', '^src/routes/', `^src/(routes|protocol|telemetry|schemas)/|${LEAVES}`),
     layer('transports', '^src/transports/', `^src/(transports|scale|auth|protocol|telemetry|schemas)/|${LEAVES}`),
     layer('schemas', '^src/schemas/', '^src/(?!index|plugin|server)'),
     {
