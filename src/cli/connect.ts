@@ -29,6 +29,16 @@ export interface ConnectOptions extends ClientHandlers {
   onNoise: (line: string) => void
 }
 
+/** A connection that failed, with what the child server said on stderr (its own account of why). */
+export class ConnectFailure extends Error {
+  readonly stderrTail: string
+  constructor (cause: unknown, stderrTail: string) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause })
+    this.name = 'ConnectFailure'
+    this.stderrTail = stderrTail
+  }
+}
+
 export interface Connected {
   client: TestClient
   connection: Connection
@@ -71,7 +81,7 @@ export async function connect (target: Target, options: ConnectOptions): Promise
     await negotiate(connection, options.protocol)
   } catch (error) {
     await connection.close()
-    throw error
+    throw new ConnectFailure(error, server.stderrTail())
   }
   return { client, connection, transport: 'stdio', stderrTail: server.stderrTail }
 }

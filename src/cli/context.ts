@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream'
 import { McpError } from '../jsonrpc/errors.js'
 import { TransportError } from '../testing/transport-error.js'
 import { headersOf, protocolOf, secondsOf, type Target } from './args.js'
-import { connect, type Connected, type ConnectOptions } from './connect.js'
+import { connect, ConnectFailure, type Connected, type ConnectOptions } from './connect.js'
 import type { Output } from './output.js'
 
 /** What every command gets: its streams, the environment, and a way to be told of Ctrl-C. */
@@ -75,6 +75,7 @@ export async function connectWith (target: Target, values: ConnectionValues, con
 
 /** Says why a command failed, in one or two lines (and the server's stderr when it died). */
 export function reportFailure (error: unknown, context: CommandContext, stderrTail = ''): void {
+  if (error instanceof ConnectFailure) return reportFailure(error.cause, context, error.stderrTail)
   const { output } = context
   const say = (text: string): void => { output.err(output.styleErr('red', `error: ${text}`)) }
   if (error instanceof TransportError && (error.status === 401 || error.status === 403)) {

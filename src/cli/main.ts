@@ -1,5 +1,5 @@
 import { UsageError } from './args.js'
-import { EXIT_FAILURE, EXIT_OK, reportFailure, type Command, type CommandContext } from './context.js'
+import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, reportFailure, type Command, type CommandContext } from './context.js'
 
 /** Each command's module is loaded when it runs: `call` does not pay for what `dev` needs. */
 const COMMANDS: Readonly<Record<string, { summary: string, load: () => Promise<Command> }>> = {
@@ -47,6 +47,7 @@ export async function main (argv: readonly string[], context: CommandContext): P
   try {
     return await command.run(args, context)
   } catch (error) {
+    if (context.interrupted.aborted) return EXIT_INTERRUPTED
     if (error instanceof UsageError) {
       output.err(output.styleErr('red', `error: ${error.message}`))
       output.err(`Run "fastify-mcp-server ${name} --help" for usage.`)
