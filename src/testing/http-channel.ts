@@ -69,7 +69,7 @@ export class HttpChannel implements Channel {
     }
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      const response = await this.read(answer, message.id)
+      const response = await this.read(answer, message.id, signal)
       if (cancelled) throw abortReason(signal as AbortSignal)
       return response
     } catch (error) {
@@ -128,7 +128,7 @@ export class HttpChannel implements Channel {
   }
 
   /** The response to `id` from a POST's answer (a JSON body, or the event stream that ends with it). */
-  private async read (answer: HttpAnswer, id: JsonRpcId): Promise<JsonRpcResponse> {
+  private async read (answer: HttpAnswer, id: JsonRpcId, signal: AbortSignal | undefined): Promise<JsonRpcResponse> {
     const type = answer.headers['content-type'] ?? ''
     if (!type.startsWith('text/event-stream')) {
       const body = parseBody(await drain(answer))
@@ -143,6 +143,8 @@ export class HttpChannel implements Channel {
       const { response, lastEventId, retry } = await this.consume(current, id)
       if (response !== undefined) return response
       if (this.closed) throw new McpError(ErrorCode.ConnectionClosed, 'The client closed the connection')
+      // Dropped by the client itself (a cancel): nothing to resume.
+      if (signal?.aborted === true) throw abortReason(signal)
       // The server ended the stream before the answer (ctx.closeStream): a 2025 session resumes it.
       if (lastEventId === undefined || this.sessionId === undefined || resumes >= MAX_RESUMES) {
         throw new McpError(ErrorCode.ConnectionClosed, 'The server ended the answer\'s stream before the answer')
