@@ -22,14 +22,6 @@ export interface ServerProcess {
 }
 
 /**
- * The flags of this Node process that a server child should run with: a loader (`--import`) or
- * `--enable-source-maps` are passed on, a debugger port is not (two processes cannot share it).
- */
-export function childExecArgv (): string[] {
-  return process.execArgv.filter((flag) => !/^--(inspect|debug)/.test(flag))
-}
-
-/**
  * Runs a server as a child process and talks to it over its stdin and stdout, as an MCP host
  * does. On POSIX it gets a process group of its own, so that a terminal's Ctrl-C reaches only us
  * and becomes a cancellation, not the server's death. Closing ends its stdin, then waits for it to

@@ -8,7 +8,7 @@ import { HttpChannel } from '../testing/http-channel.js'
 import { TransportError } from '../testing/transport-error.js'
 import type { ClientHandlers } from '../testing/types.js'
 import type { ProtocolChoice, Target } from './args.js'
-import { childExecArgv, spawnServer } from './child.js'
+import { spawnServer } from './child.js'
 import { fetchExchange } from './fetch.js'
 import { openSseChannel } from './sse-channel.js'
 
@@ -72,9 +72,8 @@ export async function connect (target: Target, options: ConnectOptions): Promise
   })
   const client = new TestClient(connection)
   if (target.kind === 'url') return { client, connection, ...await connectUrl(target.url, connection, options), stderrTail: () => '' }
-  const [command, args] = target.kind === 'file'
-    ? [process.execPath, [...childExecArgv(), target.path]]
-    : [target.command, target.args]
+  // A file runs as a host runs it: this node, no flags (NODE_OPTIONS, inherited, carries a loader).
+  const [command, args] = target.kind === 'file' ? [process.execPath, [target.path]] : [target.command, target.args]
   const server = spawnServer(command, args, connection.inbound, { verbose: options.verbose, stderr: options.stderr, onNoise: options.onNoise })
   connection.attach(server.channel)
   try {

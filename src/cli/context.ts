@@ -40,7 +40,8 @@ export const CONNECTION_FLAGS = {
 } as const
 
 export const CONNECTION_HELP = `Target:
-  <file>                a server file, run as a child process over stdio (node <file>)
+  <file>                a server file, run as a child process over stdio (node <file>; node
+                        flags, such as a TypeScript loader, go in NODE_OPTIONS)
   http(s)://...         a URL: Streamable HTTP, falling back to an initialize session, then HTTP+SSE
   -- <command ...>      instead of a target, at the very end: any command, over stdio
 

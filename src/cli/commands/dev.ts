@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { connect as connectTcp } from 'node:net'
-import { dirname, relative } from 'node:path'
+import { dirname, isAbsolute, relative } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { HTTP_PORT_ENV } from '../../server.js'
 import { parseLine, targetOf, UsageError } from '../args.js'
-import { childExecArgv } from '../child.js'
 import { EXIT_OK, type Command, type CommandContext } from '../context.js'
 import { StdioProxy } from '../dev-proxy.js'
 import { watchTree } from '../watch.js'
@@ -23,9 +22,10 @@ const LISTEN_TIMEOUT_MS = 20_000
 export const dev: Command = {
   help: `Usage: fastify-mcp-server dev <file> [--http [--port N]]
 
-Runs a server file and restarts it whenever a file under its folder changes (node_modules,
-.git and hidden folders aside). A file that fails (a syntax error) is reported, and the next
-save starts it again.
+Runs a server file (node <file>) and restarts it whenever a file under its folder changes
+(node_modules, .git and hidden folders aside). A file that fails (a syntax error) is reported,
+and the next save starts it again. Node flags for the server go in NODE_OPTIONS (a TypeScript
+file on Node 20: NODE_OPTIONS='--import tsx').
 
 On stdio (the default) this command is what the host launches: it forwards the host's messages
 to the server and back, keeps a 2025-11-25 session alive across restarts (replayed to the new
@@ -77,6 +77,8 @@ class DevRunner {
   private queue: Promise<void> = Promise.resolve()
   private timer: NodeJS.Timeout | undefined
   private changed = ''
+  /** Set once dev is ending: a server that goes now (Ctrl-C reached it too) is no news. */
+  private ending = false
 
   constructor (file: string, port: number | undefined, context: CommandContext) {
     this.file = file
@@ -101,6 +103,7 @@ class DevRunner {
       this.context.interrupted.addEventListener('abort', () => { resolve() }, { once: true })
       if (this.proxy !== undefined) this.context.stdin.once('end', () => { resolve() })
     })
+    this.ending = true
     watcher.close()
     clearTimeout(this.timer)
     await this.queue
@@ -112,10 +115,11 @@ class DevRunner {
   }
 
   private name (): string {
-    return relative(this.context.cwd, this.file) || this.file
+    return shortPath(this.context.cwd, this.file)
   }
 
   private schedule (path: string): void {
+    if (this.ending) return
     this.changed = path
     clearTimeout(this.timer)
     this.timer = setTimeout(() => {
@@ -124,18 +128,22 @@ class DevRunner {
   }
 
   private async restart (): Promise<void> {
-    this.say(`${relative(this.context.cwd, this.changed) || this.changed} changed: restarting`)
+    this.say(`${shortPath(this.context.cwd, this.changed)} changed: restarting`)
     const old = this.child
     this.child = undefined
     this.proxy?.detach(true, 'restarted')
-    if (old !== undefined) await stopProcess(old)
+    if (old !== undefined) {
+      // Over HTTP the new process needs the port the old one holds; on stdio they may overlap.
+      const stopped = stopProcess(old)
+      if (this.proxy === undefined) await stopped
+    }
     await this.start(true)
   }
 
   private async start (restarted: boolean): Promise<void> {
     const env = { ...this.context.env }
     if (this.port !== undefined) env[HTTP_PORT_ENV] = String(this.port)
-    const child = spawn(process.execPath, [...childExecArgv(), this.file], {
+    const child = spawn(process.execPath, [this.file], {
       stdio: [this.proxy === undefined ? 'ignore' : 'pipe', this.proxy === undefined ? 'inherit' : 'pipe', 'inherit'],
       env
     })
@@ -143,7 +151,7 @@ class DevRunner {
     const number = ++this.restarts
     child.once('exit', (code, signal) => {
       // Only the current process's end is news: the ones we stop are expected to go.
-      if (this.child !== child) return
+      if (this.child !== child || this.ending) return
       this.child = undefined
       const how = code === null ? `was killed by ${String(signal)}` : `exited with code ${code}`
       this.proxy?.detach(false, how)
@@ -165,6 +173,12 @@ class DevRunner {
     this.child = undefined
     if (child !== undefined) await stopProcess(child)
   }
+}
+
+/** A path relative to the current folder when it is inside it, absolute otherwise. */
+function shortPath (cwd: string, path: string): string {
+  const near = relative(cwd, path)
+  return near === '' || near.startsWith('..') || isAbsolute(near) ? path : near
 }
 
 /** True once something accepts connections on the port; false if the process ends (or takes too long) first. */
