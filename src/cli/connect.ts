@@ -9,6 +9,7 @@ import { TransportError } from '../testing/transport-error.js'
 import type { ClientHandlers } from '../testing/types.js'
 import type { ProtocolChoice, Target } from './args.js'
 import { spawnServer } from './child.js'
+import { ConnectFailure } from './failure.js'
 import { fetchExchange } from './fetch.js'
 import { openSseChannel } from './sse-channel.js'
 
@@ -27,16 +28,6 @@ export interface ConnectOptions extends ClientHandlers {
   onNotification: (message: JsonRpcNotification) => void
   /** A child server wrote something other than protocol on its stdout. */
   onNoise: (line: string) => void
-}
-
-/** A connection that failed, with what the child server said on stderr (its own account of why). */
-export class ConnectFailure extends Error {
-  readonly stderrTail: string
-  constructor (cause: unknown, stderrTail: string) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause })
-    this.name = 'ConnectFailure'
-    this.stderrTail = stderrTail
-  }
 }
 
 export interface Connected {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The package's `bin`: `npx fastify-mcp-server <command>`. Everything it does is in main.ts; this
 // file only binds it to the process (streams, signals, the exit code).
+import { homedir } from 'node:os'
 import { main } from './main.js'
 import { createOutput } from './output.js'
 import { EXIT_INTERRUPTED } from './context.js'
@@ -21,7 +22,8 @@ const code = await main(process.argv.slice(2), {
   stderr: process.stderr,
   env: process.env,
   interrupted: interrupt.signal,
-  cwd: process.cwd()
+  cwd: process.cwd(),
+  home: homedir()
 })
 // Whatever is still open (a keep-alive socket, stdin) must not hold the exit; what was written is flushed first.
 process.stdout.write('', () => { process.exit(code) })

@@ -5,9 +5,10 @@ import type { JsonRpcNotification } from '../../jsonrpc/messages.js'
 import type { CallToolResult, ElicitRequest, ElicitResult } from '../../testing/types.js'
 import { argumentsOf, parseLine, targetOf, UsageError } from '../args.js'
 import {
-  CONNECTION_FLAGS, CONNECTION_HELP, connectWith, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, reportFailure,
+  EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, reportFailure,
   type Command, type CommandContext
 } from '../context.js'
+import { CONNECTION_FLAGS, CONNECTION_HELP, connectWith } from '../connection-flags.js'
 import { TerminalPrompter } from '../prompt.js'
 import { contentLines, shown } from '../render.js'
 

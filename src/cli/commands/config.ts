@@ -1,4 +1,3 @@
-import { homedir } from 'node:os'
 import { basename, dirname, extname } from 'node:path'
 import { headersOf, parseLine, targetOf, UsageError, type Target } from '../args.js'
 import { EXIT_FAILURE, EXIT_OK, type Command } from '../context.js'
@@ -64,7 +63,7 @@ Examples:
     }
     const name = values.name ?? nameOf(target)
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) throw new UsageError(`--name must be 1 to 64 letters, digits, "_", "." or "-", got "${name}"`)
-    const file = host.file(scope, { home: homedir(), cwd: context.cwd, platform: process.platform, env: context.env })
+    const file = host.file(scope, { home: context.home, cwd: context.cwd, platform: process.platform, env: context.env })
     const entry = host.entry(server)
     const { out, err, styleErr: style } = context.output
     if (!values.write) {

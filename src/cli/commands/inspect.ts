@@ -4,9 +4,10 @@ import type { DiscoverResult, Prompt, Resource, ResourceTemplate, Tool } from '.
 import { isRecord } from '../../util/is-record.js'
 import { parseLine, targetOf, UsageError } from '../args.js'
 import {
-  CONNECTION_FLAGS, CONNECTION_HELP, connectWith, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, reportFailure,
+  EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, reportFailure,
   type Command
 } from '../context.js'
+import { CONNECTION_FLAGS, CONNECTION_HELP, connectWith } from '../connection-flags.js'
 import type { Output } from '../output.js'
 import { parameterLines } from '../render.js'
 
