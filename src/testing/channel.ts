@@ -24,8 +24,8 @@ export interface SendOptions {
    * 2026-07-28 on stdio); `close` only closes the request's HTTP stream (2026-07-28 over HTTP).
    */
   cancel?: 'notify' | 'close'
-  /** HTTP only: ask for an event stream answer from the start (so that closing it can cancel at once). */
-  streamOnly?: boolean
+  /** The caller may abort this request (it gave a signal), as opposed to a timeout only. */
+  cancellable?: boolean
 }
 
 export interface Channel {

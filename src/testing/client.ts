@@ -164,7 +164,7 @@ export class TestClient {
         continue
       }
       if (Date.now() >= deadline) throw new McpError(ErrorCode.RequestTimeout, `Task ${taskId} did not end within ${options.timeoutMs ?? 30_000} ms`)
-      await sleep(Math.min(task.pollIntervalMs, 1000, Math.max(0, deadline - Date.now())), undefined, { signal: options.signal, ref: false })
+      await sleep(Math.min(task.pollIntervalMs, 1000, Math.max(0, deadline - Date.now())), undefined, { signal: options.signal })
     }
   }
 

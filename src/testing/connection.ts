@@ -37,8 +37,6 @@ export interface CallOptions extends RequestOptions {
   capabilities?: Record<string, unknown>
   /** The request's id, when the caller needs it before the answer (a listen stream). */
   id?: JsonRpcId
-  /** HTTP: an event-stream answer from the start. */
-  streamOnly?: boolean
 }
 
 /**
@@ -157,8 +155,11 @@ export class Connection {
     const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params }
     const controller = new AbortController()
     const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs
+    // Not unref'd, and cleared when the answer comes: a request in flight keeps the process alive,
+    // as its socket would, so that a test awaiting a hung call fails on the timeout instead of
+    // ending with the call still pending.
     const timer = timeoutMs > 0
-      ? setTimeout(() => { controller.abort(new McpError(ErrorCode.RequestTimeout, `${method}: no answer within ${timeoutMs} ms`)) }, timeoutMs).unref()
+      ? setTimeout(() => { controller.abort(new McpError(ErrorCode.RequestTimeout, `${method}: no answer within ${timeoutMs} ms`)) }, timeoutMs)
       : undefined
     const onAbort = (): void => { controller.abort(options.signal?.reason) }
     if (options.signal?.aborted === true) onAbort()
@@ -169,7 +170,7 @@ export class Connection {
       cancel: this.generation === 'modern' && channel.kind === 'http' ? 'close' : 'notify'
     }
     if (headers !== undefined) sendOptions.headers = headers
-    if (options.streamOnly === true) sendOptions.streamOnly = true
+    if (options.signal !== undefined) sendOptions.cancellable = true
     try {
       return resultOf(await channel.request(message, sendOptions))
     } finally {

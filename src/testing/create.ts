@@ -25,7 +25,12 @@ export interface TestClientOptions extends ClientHandlers {
   path?: string
   /** The lowest level of the log notifications asked for (collected in `client.logs`); default `debug`; `false` asks for none. */
   logLevel?: LogLevel | false
-  /** How long each request may wait for its answer, in ms; default 30000; 0 waits forever. */
+  /**
+   * How long each request may wait for its answer, in ms; default 30000; 0 waits forever. A
+   * request past it is cancelled like an aborted one, except on 2026-07-28 through a Fastify app
+   * before its answer began (inject cannot drop a response not yet started): there the call
+   * rejects and its handler runs on until the app closes. Give the call a `signal` to cancel it.
+   */
   timeoutMs?: number
 }
 
@@ -81,7 +86,7 @@ async function appChannel (app: FastifyInstance, options: TestClientOptions, inb
   if (!app.hasRoute({ method: 'POST', url: path })) {
     throw new TypeError(`This app serves no Streamable HTTP endpoint at POST ${path}: pass options.path (the plugin's streamableEndpoint, under its prefix, e.g. '/api/mcp')`)
   }
-  return new HttpChannel(injectExchange(app, path), lowerCased(options.headers ?? {}), inbound)
+  return new HttpChannel(injectExchange(app, path), lowerCased(options.headers ?? {}), inbound, { closesOnlyStreams: true })
 }
 
 function lowerCased (headers: Record<string, string>): Record<string, string> {

@@ -27,6 +27,16 @@ export interface HttpAnswer {
 /** How a channel sends HTTP requests: `app.inject()` in tests, `fetch` in the command line. */
 export type HttpExchange = (request: HttpRequest) => Promise<HttpAnswer>
 
+export interface HttpChannelOptions {
+  /**
+   * The exchange can drop an answer only once its head is out (`app.inject()`: nothing reaches
+   * the server's side of a request still waiting for its first byte). A 2026-07-28 request given
+   * a signal then asks for an event stream, whose head goes out before the handler runs, so that
+   * aborting reaches the handler; other requests keep the usual `Accept` (a JSON answer).
+   */
+  closesOnlyStreams?: boolean
+}
+
 /** A stream dropped without its answer is resumed (`Last-Event-ID`) at most this many times in a row. */
 const MAX_RESUMES = 5
 
@@ -45,38 +55,52 @@ export class HttpChannel implements Channel {
   private readonly exchange: HttpExchange
   private readonly baseHeaders: Record<string, string>
   private readonly inbound: Inbound
+  /** See {@link HttpChannelOptions.closesOnlyStreams}. */
+  private readonly closesOnlyStreams: boolean
   /** Answers being read: close() drops them. */
   private readonly open = new Set<HttpAnswer>()
+  /** Requests in flight: close() ends them. */
+  private readonly stops = new Set<AbortController>()
   private closed = false
   private closing: Promise<void> | undefined
 
-  constructor (exchange: HttpExchange, baseHeaders: Record<string, string>, inbound: Inbound) {
+  constructor (exchange: HttpExchange, baseHeaders: Record<string, string>, inbound: Inbound, options: HttpChannelOptions = {}) {
     this.exchange = exchange
     this.baseHeaders = baseHeaders
     this.inbound = inbound
+    this.closesOnlyStreams = options.closesOnlyStreams === true
   }
 
   async request (message: JsonRpcRequest, options: SendOptions = {}): Promise<JsonRpcResponse> {
     const { signal } = options
     if (signal?.aborted === true) throw abortReason(signal)
-    const accept = options.streamOnly === true ? 'text/event-stream' : 'application/json, text/event-stream'
-    const answer = await this.send('POST', { accept, 'content-type': 'application/json', ...options.headers }, JSON.stringify(message), signal)
-    let cancelled = false
-    const onAbort = (): void => {
-      cancelled = true
+    // A request whose cancel is closing its stream, over an exchange that can close only a started
+    // answer, asks for an event stream from the start: its head is out at once.
+    const streamOnly = this.closesOnlyStreams && options.cancel === 'close' && options.cancellable === true
+    const accept = streamOnly ? 'text/event-stream' : 'application/json, text/event-stream'
+    // Ends the request: the caller's signal, or close().
+    const stop = new AbortController()
+    let answer: HttpAnswer | undefined
+    const onSignal = (): void => { stop.abort(signal?.reason) }
+    const onStop = (): void => {
+      // Said before the answer began too: a 2025 session cancels by message (not on close: DELETE ends it all).
       if (options.cancel !== 'close') void this.notify(cancelledNotification(message.id, 'cancelled by the client')).catch(() => {})
-      answer.cancel()
+      answer?.cancel()
     }
-    signal?.addEventListener('abort', onAbort, { once: true })
+    signal?.addEventListener('abort', onSignal, { once: true })
+    stop.signal.addEventListener('abort', onStop, { once: true })
+    this.stops.add(stop)
     try {
-      const response = await this.read(answer, message.id, signal)
-      if (cancelled) throw abortReason(signal as AbortSignal)
+      answer = await this.send('POST', { accept, 'content-type': 'application/json', ...options.headers }, JSON.stringify(message), stop.signal)
+      const response = await this.read(answer, message.id, stop.signal)
+      if (stop.signal.aborted) throw abortReason(stop.signal)
       return response
     } catch (error) {
-      if (cancelled) throw abortReason(signal as AbortSignal)
+      if (stop.signal.aborted) throw abortReason(stop.signal)
       throw error
     } finally {
-      signal?.removeEventListener('abort', onAbort)
+      signal?.removeEventListener('abort', onSignal)
+      this.stops.delete(stop)
     }
   }
 
@@ -96,6 +120,7 @@ export class HttpChannel implements Channel {
   async close (): Promise<void> {
     this.closing ??= (async () => {
       this.closed = true
+      for (const stop of this.stops) stop.abort(new McpError(ErrorCode.ConnectionClosed, 'The client closed the connection'))
       for (const answer of this.open) answer.cancel()
       this.open.clear()
       if (this.sessionId === undefined) return
@@ -149,7 +174,7 @@ export class HttpChannel implements Channel {
       if (lastEventId === undefined || this.sessionId === undefined || resumes >= MAX_RESUMES) {
         throw new McpError(ErrorCode.ConnectionClosed, 'The server ended the answer\'s stream before the answer')
       }
-      if (retry !== undefined) await sleep(Math.min(retry, 5000), undefined, { ref: false })
+      if (retry !== undefined) await sleep(Math.min(retry, 5000))
       current = await this.send('GET', { accept: 'text/event-stream', 'last-event-id': lastEventId })
       if (current.status !== 200) throw new TransportError(current.status, current.headers, parseBody(await drain(current)))
     }

@@ -56,11 +56,12 @@ export class ListenQueue implements Subscription {
 
   private async wait (timeoutMs: number): Promise<void> {
     await new Promise<void>((resolve, reject) => {
+      // A test awaiting next() waits for this timer (cleared on the next notification): it must hold the process.
       const timer = timeoutMs > 0
         ? setTimeout(() => {
           this.waiter = undefined
           reject(new Error(`No notification within ${timeoutMs} ms`))
-        }, timeoutMs).unref()
+        }, timeoutMs)
         : undefined
       this.waiter = () => {
         clearTimeout(timer)
