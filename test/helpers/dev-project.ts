@@ -1,6 +1,8 @@
 // A throwaway project for `dev`: a server file whose tool lives in a file of its own, in a
 // subfolder, the way a user splits them, so that a test can edit the tool and watch the server
 // pick it up. Plain JavaScript on the build: it is started again at every save.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -35,4 +37,27 @@ export function devProject (t: Test, greeting: string): DevProject {
   const setGreeting = (word: string): void => { writeFileSync(tool, `export const greet = (name) => \`${word} \${name}\`\n`) }
   setGreeting(greeting)
   return { dir, server, setGreeting, breakTool: () => { writeFileSync(tool, 'export const greet = (name) => {\n') } }
+}
+
+/**
+ * How long the server file takes to start from nothing on this machine right now (node, the
+ * package, the file), until it answers an `initialize` on stdio: what no restart can beat. The
+ * dev tests hold restarts to 5 s, or to twice this plus a second when the machine is so loaded
+ * that a cold start alone takes seconds.
+ */
+export async function coldStartMs (server: string): Promise<number> {
+  const started = Date.now()
+  const child = spawn(process.execPath, [server], { stdio: ['pipe', 'pipe', 'ignore'] })
+  child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } }) + '\n')
+  const answered = await Promise.race([once(child.stdout, 'data').then(() => true), once(child, 'close').then(() => false)])
+  if (!answered) throw new Error(`${server} ended before answering`)
+  const elapsed = Date.now() - started
+  child.kill()
+  await once(child, 'close')
+  return elapsed
+}
+
+/** The bound a restart is held to: 5 s, unless a cold start alone shows the machine cannot do it. */
+export function restartBound (coldMs: number): number {
+  return Math.max(5000, coldMs * 2 + 1000)
 }

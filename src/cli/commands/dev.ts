@@ -15,7 +15,7 @@ const FLAGS = {
 } as const
 
 /** Saves come in bursts (an editor writes, renames, touches): one restart per burst. */
-const SETTLE_MS = 150
+const SETTLE_MS = 100
 /** How long a server has to listen after it started, over HTTP. */
 const LISTEN_TIMEOUT_MS = 20_000
 
