@@ -1,5 +1,6 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
 import type { JsonRpcNotification } from '../jsonrpc/messages.js'
+import type { LogLevel } from '../protocol/session.js'
 import { MODERN_VERSION } from '../protocol/modern/meta.js'
 import type { Channel } from '../testing/channel.js'
 import { TestClient } from '../testing/client.js'
@@ -21,6 +22,10 @@ export interface ConnectOptions extends ClientHandlers {
   /** Sent with every HTTP request (credentials). */
   headers: Record<string, string>
   timeoutMs: number
+  /** The lowest level of the server's log messages to ask for. */
+  logLevel: LogLevel
+  /** Aborts the connection's set-up (Ctrl-C while the server starts). */
+  signal: AbortSignal
   /** Copy a child server's stderr as it comes. */
   verbose: boolean
   stderr: NodeJS.WritableStream
@@ -51,7 +56,7 @@ export async function connect (target: Target, options: ConnectOptions): Promise
   const connection = new Connection({
     clientInfo: { name: 'fastify-mcp-server-cli', version: '1.0.0' },
     capabilities: {},
-    logLevel: 'debug',
+    logLevel: options.logLevel,
     timeoutMs: options.timeoutMs,
     onElicit: options.onElicit,
     onSample: options.onSample,
@@ -68,7 +73,7 @@ export async function connect (target: Target, options: ConnectOptions): Promise
   const server = spawnServer(command, args, connection.inbound, { verbose: options.verbose, stderr: options.stderr, onNoise: options.onNoise })
   connection.attach(server.channel)
   try {
-    await negotiate(connection, options.protocol)
+    await negotiate(connection, options.protocol, options.signal)
   } catch (error) {
     await connection.close()
     throw new ConnectFailure(error, server.stderrTail())
@@ -83,14 +88,14 @@ async function connectUrl (url: URL, connection: Connection, options: ConnectOpt
   try {
     if (options.protocol !== '2025-11-25') {
       connection.useModern()
-      if (options.protocol === MODERN_VERSION || await speaksModern(connection, isLegacyOverHttp)) return { transport: 'Streamable HTTP' }
+      if (options.protocol === MODERN_VERSION || await speaksModern(connection, isLegacyOverHttp, options.signal)) return { transport: 'Streamable HTTP' }
       // A 2025 server: a fresh channel, without what the probe left (no session to carry over).
       await channel.close()
       channel = streamable()
       connection.attach(channel)
     }
     try {
-      await connection.initialize()
+      await connection.initialize(LEGACY_VERSION, { signal: options.signal })
       return { transport: 'Streamable HTTP' }
     } catch (error) {
       // No Streamable HTTP here (404, 405): the endpoint of the older HTTP+SSE transport, perhaps.
@@ -99,7 +104,7 @@ async function connectUrl (url: URL, connection: Connection, options: ConnectOpt
     await channel.close()
     channel = await openSseChannel(url, options.headers, connection.inbound)
     connection.attach(channel)
-    await connection.initialize()
+    await connection.initialize(LEGACY_VERSION, { signal: options.signal })
     return { transport: 'HTTP+SSE' }
   } catch (error) {
     await channel.close()
@@ -108,24 +113,24 @@ async function connectUrl (url: URL, connection: Connection, options: ConnectOpt
 }
 
 /** Settles the generation of a stdio server: pinned, or probed with `server/discover` when `auto`. */
-async function negotiate (connection: Connection, protocol: ProtocolChoice): Promise<void> {
+async function negotiate (connection: Connection, protocol: ProtocolChoice, signal: AbortSignal): Promise<void> {
   if (protocol === '2025-11-25') {
-    await connection.initialize(LEGACY_VERSION)
+    await connection.initialize(LEGACY_VERSION, { signal })
     return
   }
   connection.useModern()
-  if (protocol === MODERN_VERSION || await speaksModern(connection, isLegacyOnStdio)) return
-  await connection.initialize(LEGACY_VERSION)
+  if (protocol === MODERN_VERSION || await speaksModern(connection, isLegacyOnStdio, signal)) return
+  await connection.initialize(LEGACY_VERSION, { signal })
 }
 
 /** The `server/discover` probe of a dual-era client: true when the server speaks 2026-07-28. */
-async function speaksModern (connection: Connection, isLegacy: (error: unknown) => boolean): Promise<boolean> {
+async function speaksModern (connection: Connection, isLegacy: (error: unknown) => boolean, signal: AbortSignal): Promise<boolean> {
   try {
-    const found = await connection.call('server/discover', {}, { timeoutMs: PROBE_TIMEOUT_MS })
+    const found = await connection.call('server/discover', {}, { timeoutMs: PROBE_TIMEOUT_MS, signal })
     // A server listing no modern version in its discover speaks only the older ones.
     return Array.isArray(found.supportedVersions) && found.supportedVersions.includes(MODERN_VERSION)
   } catch (error) {
-    if (!isLegacy(error)) throw error
+    if (signal.aborted || !isLegacy(error)) throw error
     return false
   }
 }

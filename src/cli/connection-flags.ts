@@ -22,7 +22,7 @@ Connection:
   --protocol <version>    2026-07-28, 2025-11-25 or auto (default: 2026-07-28 when the server
                           speaks it, else 2025-11-25)
   --timeout <seconds>     longest wait for each answer (default 60; 0 = none)
-  --verbose               show the server's stderr (its log) as it comes`
+  --verbose               show the server's stderr (its log) as it comes, and its debug messages`
 
 export interface ConnectionValues {
   header?: string[]
@@ -39,6 +39,9 @@ export async function connectWith (target: Target, values: ConnectionValues, con
     headers: headersOf(values.header),
     timeoutMs: secondsOf(values.timeout, '--timeout', 60_000),
     verbose: values.verbose === true,
+    // Debug messages are for --verbose; info and above are what a tool means the user to see.
+    logLevel: values.verbose === true ? 'debug' : 'info',
+    signal: context.interrupted,
     stderr: context.stderr,
     onNotification: () => {},
     onNoise: (line) => { output.err(output.styleErr('yellow', `server stdout (not MCP): ${line.slice(0, 200)}`)) },
