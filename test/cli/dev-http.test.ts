@@ -50,12 +50,14 @@ t.test('edit, restart, syntax error, recovery', async (t) => {
   t.match(stderr, new RegExp(`dev: serving server\\.mjs at ${url} \\(HTTP\\+SSE: /sse\\); restarts on changes under ${project.dir}`))
   t.equal(await greet(url), 'Hello Ada')
 
-  const bound = restartBound(await coldStartMs(project.server))
+  let bound = restartBound(await coldStartMs(project.server))
   project.setGreeting('Bonjour')
   const restarted = await answersWithin(url, 'Bonjour Ada', bound)
   t.ok(restarted < bound, `the restarted server answered with the new behaviour after ${restarted} ms (bound ${bound} ms)`)
   t.match(stderr, /dev: tools\/greet\.mjs changed: restarting/)
 
+  // Measured again while the file still runs: the load of a shared machine moves.
+  bound = restartBound(await coldStartMs(project.server))
   project.breakTool()
   await waitForOutput(cli, 'stderr', /server\.mjs exited with code 1: fix it and save/, 10_000)
   t.match(stderr, /SyntaxError/, 'the error itself, as node printed it')

@@ -46,12 +46,14 @@ t.test('one session across edits, a syntax error and its fix', async (t) => {
   t.match(stderr, /dev: serving server\.mjs on stdio; restarts on changes under /)
   t.match(stderr, /dev: host config: \{"command":"npx","args":\["fastify-mcp-server","dev","[^"]*server\.mjs"\]\}/)
 
-  const bound = restartBound(await coldStartMs(project.server))
+  let bound = restartBound(await coldStartMs(project.server))
   project.setGreeting('Bonjour')
   const restarted = await answersWithin('Bonjour Ada', bound)
   t.ok(restarted < bound, `the same session got the new behaviour after ${restarted} ms (bound ${bound} ms)`)
   t.ok(listChanges >= 1, 'the host was told the tools may have changed')
 
+  // Measured again while the file still runs: the load of a shared machine moves.
+  bound = restartBound(await coldStartMs(project.server))
   project.breakTool()
   for (const deadline = Date.now() + 10_000; !/exited with code 1/.test(stderr) && Date.now() < deadline;) await sleep(50)
   t.match(stderr, /SyntaxError/, 'the error, as node printed it')
