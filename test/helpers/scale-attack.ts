@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import mcp, { Type } from '../../src/index.js'
 import type { RedisServer } from './redis-server.js'
-import { sleep } from './scale-contract.js'
+import { sleep } from './wait.js'
 
 /** The `requestState` secret every instance of a test deployment shares. */
 export const STATE_SECRET = 'scale-attack-state-secret-0123456789'

@@ -12,7 +12,7 @@ import { SCALE_OUT_DEFAULTS } from '../../src/schemas/scale-out.js'
 import { EarlyCancels } from '../../src/transports/scale-out/early-cancels.js'
 import { redisTest, startRedis } from '../helpers/redis-server.js'
 import { openSession, post, redisInteger, sessionHeaders, startInstances } from '../helpers/scale-attack.js'
-import { sleep, until } from '../helpers/scale-contract.js'
+import { sleep, until } from '../helpers/wait.js'
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} }
 const cancel = (requestId: unknown, reason = 'stop'): Record<string, unknown> => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } })
@@ -54,7 +54,7 @@ t.test('the control stream holds cancels for a few heartbeats, then nothing', re
   }
   t.ok(await redisInteger(redis, 'XLEN', 'mcp:ctl') >= 200, 'each went to every instance')
   // heartbeatMs 200: entries older than ten beats go at a beat.
-  await until(t, 'the control stream is trimmed', async () => await redisInteger(redis, 'XLEN', 'mcp:ctl') === 0, 10_000)
+  await until(async () => await redisInteger(redis, 'XLEN', 'mcp:ctl') === 0, { what: 'the control stream is trimmed', timeoutMs: 10_000 })
 })
 
 t.test('a control message is bounded in bytes: a larger one is refused before Redis', redisTest(t), async (t) => {

@@ -6,7 +6,7 @@
 import t from 'tap'
 import { redisTest, startRedis } from '../helpers/redis-server.js'
 import { openLegacy, post, redisInteger, redisKeys, redisString, startInstances } from '../helpers/scale-attack.js'
-import { until } from '../helpers/scale-contract.js'
+import { until } from '../helpers/wait.js'
 import { installOtel } from '../fixtures/otel.js'
 
 t.test('forwarded legacy POSTs leave nothing in the owner\'s inbox once they ran', redisTest(t), async (t) => {
@@ -20,10 +20,10 @@ t.test('forwarded legacy POSTs leave nothing in the owner\'s inbox once they ran
     const answer = await post(i1.url, { jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'echo', arguments: { text } } }, {}, legacy.endpoint)
     t.equal(answer.status, 202, `POST ${n} forwarded`)
   }
-  await until(t, 'the 25 calls answered on the stream', () => legacy.messages.filter((m) => typeof m.id === 'number' && m.id > 0).length === 25)
+  await until(() => legacy.messages.filter((m) => typeof m.id === 'number' && m.id > 0).length === 25, { what: 'the 25 calls answered on the stream' })
   t.ok(legacy.messages.every((m) => m.result?.content?.[0]?.text === undefined || m.result.content[0].text === `i0:${text.length}`), 'run by the owner')
   // What was read goes within a heartbeat (200 ms here).
-  await until(t, 'the inbox emptied', async () => await redisInteger(redis, 'XLEN', 'mcp:in:i0') === 0, 5000)
+  await until(async () => await redisInteger(redis, 'XLEN', 'mcp:in:i0') === 0, { what: 'the inbox emptied', timeoutMs: 5000 })
   t.notOk((await redisKeys(redis)).includes('mcp:in:i0:b'), 'its byte count is gone with what it counted')
   const memory = Number(/used_memory:(\d+)/.exec(await redis.command('INFO', 'memory'))?.[1])
   t.ok(memory < 5 * 1024 * 1024, `Redis holds ${memory} bytes after 2.5 MB of POSTs ran`)

@@ -5,7 +5,7 @@
 import t from 'tap'
 import { redisTest, startRedis } from '../helpers/redis-server.js'
 import { openSession, post, redisInteger, redisKeys, sessionHeaders, startInstances } from '../helpers/scale-attack.js'
-import { sleep } from '../helpers/scale-contract.js'
+import { sleep } from '../helpers/wait.js'
 
 t.test('a reply to a server request of an instance that does not exist is dropped: 202, nothing written', redisTest(t), async (t) => {
   const redis = await startRedis(t)

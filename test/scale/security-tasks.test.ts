@@ -7,7 +7,7 @@ import t from 'tap'
 import { Type } from '../../src/index.js'
 import { redisTest, startRedis } from '../helpers/redis-server.js'
 import { modernCall, startInstances, type Instance } from '../helpers/scale-attack.js'
-import { until } from '../helpers/scale-contract.js'
+import { until } from '../helpers/wait.js'
 
 /** A task tool that waits until its signal aborts (or `release` is called), on every instance; who saw an abort. */
 function registerWait (instances: Instance[]): { aborted: string[], started: string[], release: () => void } {
@@ -35,10 +35,10 @@ t.test('tasks/cancel on another instance stops the handler at once, over the bus
   const created = await modernCall(i0.url, 1, 'tools/call', { name: 'wait', arguments: {} })
   t.equal(created.body.result?.resultType, 'task', 'a task')
   const taskId = created.body.result.taskId as string
-  await until(t, 'the handler runs on i0', () => wait.started.includes('i0'))
+  await until(() => wait.started.includes('i0'), { what: 'the handler runs on i0' })
   const cancelled = await modernCall(i1.url, 2, 'tasks/cancel', { taskId })
   t.equal(cancelled.status, 200, 'the cancel answered by i1')
-  await until(t, 'the handler on i0 saw its signal abort', () => wait.aborted.includes('i0'), 3000)
+  await until(() => wait.aborted.includes('i0'), { what: 'the handler on i0 saw its signal abort', timeoutMs: 3000 })
   const got = await modernCall(i1.url, 3, 'tasks/get', { taskId })
   t.equal(got.body.result?.status, 'cancelled')
 })
