@@ -130,8 +130,8 @@ export interface WriteOptions {
 export interface Bus {
   readonly self: string
   /**
-   * To one instance's inbox. A message for an instance that is not alive is dropped (resolves,
-   * nothing written): nothing would read it. Rejects with ScaleUnavailableError when the inbox
+   * To one instance's inbox. A message for an instance that is not known to run (never did, or
+   * stopped beating a while ago) is dropped (resolves, nothing written): nothing would read it. Rejects with ScaleUnavailableError when the inbox
    * holds its bound of unread bytes.
    */
   send: (to: string, message: DirectMessage, options?: WriteOptions) => Promise<void>

@@ -113,45 +113,50 @@ local tail = '0'
 if newest then tail = newest[1] end
 return { previous, tail }`],
   /**
-   * KEYS: session, its stream-0 log, the logs' byte counts, the live zset. ARGV: data, message (the
-   * envelope's JSON, without its position), maxLen, maxBytes, ttlMs, inbox key prefix, inbox
-   * maxBytes, inbox TTL, inbox byte-count suffix, from, boot, seq. Logs the message, reads the
-   * gateway and puts it in the gateway's inbox, in one step; a gateway that is not alive gets
-   * nothing (the log keeps the message for the client's resume elsewhere), nor one whose inbox is
-   * full. Returns { log position, 1 delivered | 0 gateway not alive | -1 inbox full }, or nil when
-   * no instance ever held the session's stream 0.
+   * KEYS: session, its stream-0 log, the logs' byte counts. ARGV: data, message (the envelope's
+   * JSON, without its position), maxLen, maxBytes, ttlMs, inbox key prefix, inbox maxBytes, inbox
+   * TTL, inbox byte-count suffix, from, boot, seq. Logs the message, reads the gateway and puts it
+   * in the gateway's inbox, in one step (the gateway is an instance that claimed the stream, never
+   * a name a client chose; if it died, its inbox expires). A gateway whose inbox is full gets
+   * nothing: the log keeps the message for the client's resume. Returns { log position, 1
+   * delivered | -1 inbox full }, or nil when no instance ever held the session's stream 0.
    */
-  mcpDeliver0: [4, APPEND + INBOX_ADD + IS_ALIVE + `
+  mcpDeliver0: [3, APPEND + INBOX_ADD + `
 local gw = redis.call('HGET', KEYS[1], 'gw')
 if not gw then return false end
 local pos = append(KEYS[2], KEYS[3], '0', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), { 'd', ARGV[1] })
-if not isAlive(KEYS[4], gw) then return { pos, 0 } end
 local inbox = ARGV[6] .. gw
 local id = inboxAdd(inbox, inbox .. ARGV[9], tonumber(ARGV[7]), tonumber(ARGV[8]), { 'f', ARGV[10], 'b', ARGV[11], 'n', ARGV[12], 'm', ARGV[2], 'p', pos })
 if not id then return { pos, -1 } end
 return { pos, 1 }`],
   /**
-   * KEYS: an inbox, its byte count. ARGV: maxBytes, ttlMs, then the entry's field/value pairs.
-   * The entry id, or nil when the inbox is full (see INBOX_ADD).
+   * KEYS: an inbox, its byte count. ARGV: maxBytes, ttlMs, 1 if the inbox's owner must be known
+   * to beat (its byte count exists: see mcpBeat) or 0 when the sender knows it alive, then the
+   * entry's field/value pairs. The entry id; 0 when the owner is unknown (nothing written: nobody
+   * would read it, and a client naming a made-up instance must not create keys); nil when the
+   * inbox is full (see INBOX_ADD). Checked in the write rather than in a round trip before it,
+   * and on the byte count rather than the live set: a write queued while Redis stalled runs when
+   * every expiry in the live set may have passed, before the beats that follow the stall.
    */
   mcpInboxAdd: [2, INBOX_ADD + `
-return inboxAdd(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), { unpack(ARGV, 3) })`],
+if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+return inboxAdd(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), { unpack(ARGV, 4) })`],
   /**
    * KEYS: this instance's inbox, its byte count. ARGV: the id after the newest entry read, the bytes
    * read. Deletes what the reader has read (every entry before that id) and gives its bytes back.
-   * Once the inbox is empty its count goes too, so a count gone wrong (entries lost to a Redis
+   * Once the inbox is empty its count is 0 again, so a count gone wrong (entries lost to a Redis
    * restart, an entry written again after one) starts over there. The stream stays, empty, for
-   * its last id (see mcpTrimOlder); its TTL ends it once its owner stops beating.
+   * its last id (see mcpTrimOlder); the TTLs end both once their owner stops beating.
    */
   mcpInboxAck: [2, `
 redis.call('XTRIM', KEYS[1], 'MINID', ARGV[1])
-if redis.call('XLEN', KEYS[1]) == 0 or redis.call('EXISTS', KEYS[2]) == 0 then
-  redis.call('DEL', KEYS[2])
+if redis.call('XLEN', KEYS[1]) == 0 then
+  redis.call('SET', KEYS[2], '0', 'KEEPTTL')
   return 0
 end
 local left = redis.call('DECRBY', KEYS[2], ARGV[2])
-if left <= 0 then redis.call('DEL', KEYS[2]) end
-return left`],
+if left < 0 then redis.call('SET', KEYS[2], '0', 'KEEPTTL') end
+return math.max(left, 0)`],
   /**
    * KEYS: a stream. ARGV: age (ms). Deletes the entries older than that on Redis' clock (their ids
    * are Redis times): what no live reader can still need. The stream itself stays, empty: it keeps
@@ -176,7 +181,8 @@ return append(KEYS[1], KEYS[2], 'r', tonumber(ARGV[4]), tonumber(ARGV[5]), tonum
    * KEYS: the live zset, this instance's inbox, its byte count. ARGV: instance, expiry (ms), inbox
    * TTL (ms). Beats on Redis' clock (instances' clocks may differ), drops instances past their
    * expiry, returns { 1 if this instance was registered (unexpired) before this beat else 0, the
-   * live ones }.
+   * live ones }. The byte count exists while its owner beats (created here, at 0): it is how a
+   * write knows an instance's inbox is read by someone (mcpInboxAdd).
    */
   mcpBeat: [3, `
 local t = redis.call('TIME')
@@ -187,6 +193,7 @@ if was and tonumber(was) > now then registered = 1 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('SET', KEYS[3], '0', 'NX')
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return { registered, redis.call('ZRANGE', KEYS[1], 0, -1) }`],
   /** KEYS: the live zset. ARGV: instance. 1 when its heartbeat has not expired, on Redis' clock. */

@@ -87,14 +87,19 @@ export class RedisBus implements Bus {
   }
 
   /**
-   * Nothing is written for an instance that is not alive (the one check, for every caller): no
-   * reader would take it, and a client naming a made-up instance (in a reply's id, in a resume's
-   * event id) would otherwise create keys at will. Such a message is dropped, as a dead instance
-   * drops it. An inbox holding `inboxBytes` unread refuses it (503).
+   * Nothing is written for an instance that has not beaten within an inbox's TTL (the one check,
+   * for every caller, made by the write itself unless this instance knows `to` alive): no reader
+   * would take it, and a client naming a made-up instance (in a reply's id, in a resume's event
+   * id) would otherwise create keys at will. Such a message is dropped, as a dead instance drops
+   * it. An inbox holding `inboxBytes` unread refuses it (503).
    */
   async send (to: string, message: DirectMessage, options?: WriteOptions): Promise<void> {
-    if (!this.liveness.alive(to) && !await this.liveness.checkAlive(to)) return
-    await this.writeInbox(to, message, options)
+    // Known alive here (the last beat's live set, or a message read from it): no check in Redis.
+    // Nor while Redis is away: the write waits in the outbox and might run on a Redis restarted
+    // empty, which knows no instance until they beat again. Such a write creates an inbox at
+    // worst, which expires unless its owner beats and holds inboxBytes at most.
+    const check = !this.liveness.alive(to) && this.cmd.ready
+    await this.writeInbox(to, message, options, undefined, check)
   }
 
   async control (message: ControlMessage, options?: WriteOptions): Promise<void> {
@@ -116,7 +121,7 @@ export class RedisBus implements Bus {
     // The script logs `json`, then writes the `event` message to the gateway's inbox with the
     // entry's fields, completed with the position it assigned (`p`).
     const reply = await this.writer.write(async (stamp) => await this.cmd.script('mcpDeliver0',
-      [keys.session(session), keys.log0(session), keys.logBytes(session), keys.live],
+      [keys.session(session), keys.log0(session), keys.logBytes(session)],
       [json, stamp.json, maxEvents, maxBytes, ttlMs, keys.inboxPrefix, this.options.inboxBytes, inboxTtlMs(this.options.heartbeatMs),
         INBOX_BYTES_SUFFIX, stamp.from, stamp.boot, stamp.seq]), { type: 'event', session, json })
     if (!Array.isArray(reply)) return undefined
@@ -156,7 +161,8 @@ export class RedisBus implements Bus {
     this.liveness.restarted()
     this.resend.writeAgain(async (write) => write.to === undefined
       ? await this.writer.append(write.key, write.maxLen, write.message, undefined, write.seq)
-      : await this.writeInbox(write.to, write.message, undefined, write.seq))
+      // Acknowledged for a live instance already: Redis' live set, restarted empty, has yet to say so.
+      : await this.writeInbox(write.to, write.message, undefined, write.seq, false))
   }
 
   /** The connection is back and Redis kept its data (the same `run_id`): nothing to write again. */
@@ -191,16 +197,20 @@ export class RedisBus implements Bus {
     return this.reader.cursor('fanout')
   }
 
-  /** Into `to`'s inbox, within its byte bound; refused with ScaleUnavailableError (503) when it is full. */
-  private async writeInbox (to: string, message: object, options: WriteOptions | undefined, replaces?: number): Promise<void> {
+  /**
+   * Into `to`'s inbox, within its byte bound; refused with ScaleUnavailableError (503) when it is
+   * full. With `checkAlive`, dropped (resolves) unless `to` has beaten within the inbox TTL.
+   */
+  private async writeInbox (to: string, message: object, options: WriteOptions | undefined, replaces: number | undefined, checkAlive: boolean): Promise<void> {
     const inbox: InboxTarget = {
       instance: to,
       key: this.keys.inbox(to),
       bytesKey: this.keys.inboxBytes(to),
       maxBytes: this.options.inboxBytes,
-      ttlMs: inboxTtlMs(this.options.heartbeatMs)
+      ttlMs: inboxTtlMs(this.options.heartbeatMs),
+      checkAlive
     }
-    if (await this.writer.appendToInbox(inbox, message, options, replaces) !== undefined) return
+    if (await this.writer.appendToInbox(inbox, message, options, replaces) !== 'full') return
     this.refused('scaleOut.inboxBytes')
     throw new ScaleUnavailableError(`instance ${to} has scaleOut.inboxBytes (${this.options.inboxBytes}) of messages unread`)
   }

@@ -11,6 +11,8 @@ const RETRY_MS = 100
 
 export type Channel = 'direct' | 'control' | 'fanout'
 const CHANNELS: readonly Channel[] = ['direct', 'control', 'fanout']
+/** What {@link BusReader.close} ends a pending read with. */
+const CLOSED = Symbol('closed')
 
 /**
  * Reads this instance's streams (its inbox, the control and the fan-out streams) with one
@@ -28,6 +30,9 @@ export class BusReader {
   private readBefore = new Map<string, number>()
   private reading: Promise<void> | undefined
   private stopped = false
+  /** Settles when close() is called: ends the wait on an XREAD that may never settle (see close). */
+  private readonly closing: Promise<typeof CLOSED>
+  private endWait: () => void = () => {}
 
   /**
    * `streams`: the stream key of each channel. `heard` learns of each sender whose message is
@@ -44,6 +49,7 @@ export class BusReader {
   ) {
     // 'close' comes once per drop while the connection was up (and again per failed attempt, with
     // nothing new to note): what was read until then.
+    this.closing = new Promise((resolve) => { this.endWait = () => { resolve(CLOSED) } })
     let up = true
     connection.on('ready', () => { up = true })
     connection.on('close', () => {
@@ -76,9 +82,14 @@ export class BusReader {
     this.stopped = true
   }
 
-  /** Ends the XREAD in flight (by closing the connection) and waits for the loop to end. */
+  /**
+   * Ends the XREAD in flight (by closing the connection) and waits for the loop to end. While
+   * Redis is away the XREAD waits in ioredis' queue, and closing the connection between two
+   * reconnection attempts does not reject it: the loop stops waiting for it instead.
+   */
   async close (): Promise<void> {
     this.stopped = true
+    this.endWait()
     await this.connection.close(false)
     await this.reading
   }
@@ -88,7 +99,12 @@ export class BusReader {
     while (!this.stopped) {
       let reply
       try {
-        reply = await this.connection.xread(CHANNELS.map((channel) => [this.streams[channel], this.cursors[channel]]), BLOCK_MS, READ_COUNT)
+        const read = this.connection.xread(CHANNELS.map((channel) => [this.streams[channel], this.cursors[channel]]), BLOCK_MS, READ_COUNT)
+        // Settled after close() or never: nobody is left to hear of it.
+        read.catch(() => {})
+        const answer = await Promise.race([read, this.closing])
+        if (answer === CLOSED) return
+        reply = answer
       } catch {
         if (this.stopped) return
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS).unref())

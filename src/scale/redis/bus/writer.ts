@@ -14,7 +14,12 @@ export interface InboxTarget {
   readonly maxBytes: number
   /** TTL of the inbox's keys when this write creates them (its owner's beats extend it). */
   readonly ttlMs: number
+  /** Whether the instance must be known to beat (false: the sender knows it alive). */
+  readonly checkAlive: boolean
 }
+
+/** What became of a message for an inbox: written, dropped (its instance is not alive), or refused (the inbox is full). */
+export type InboxWrite = 'written' | 'dropped' | 'full'
 
 export interface BusWriterOptions {
   self: string
@@ -53,15 +58,17 @@ export class BusWriter {
   }
 
   /**
-   * One message into an instance's inbox, within the inbox's byte bound (the mcpInboxAdd script),
-   * kept for writing again once acknowledged. Undefined when the inbox is full: nothing was written.
+   * One message into an instance's inbox, within the inbox's byte bound and only while the
+   * instance is alive (the mcpInboxAdd script), kept for writing again once acknowledged.
    */
-  async appendToInbox (inbox: InboxTarget, message: object, options?: WriteOptions, replaces?: number): Promise<string | undefined> {
+  async appendToInbox (inbox: InboxTarget, message: object, options?: WriteOptions, replaces?: number): Promise<InboxWrite> {
     return await this.write(async (stamp) => {
-      const id = await this.cmd.script('mcpInboxAdd', [inbox.key, inbox.bytesKey], [inbox.maxBytes, inbox.ttlMs, ...fieldsOf(stamp, replaces)])
-      if (typeof id !== 'string') return undefined
+      const id = await this.cmd.script('mcpInboxAdd', [inbox.key, inbox.bytesKey],
+        [inbox.maxBytes, inbox.ttlMs, inbox.checkAlive ? 1 : 0, ...fieldsOf(stamp, replaces)])
+      if (id === 0) return 'dropped'
+      if (typeof id !== 'string') return 'full'
       this.resend.acknowledged({ key: inbox.key, maxLen: 0, message, seq: stamp.seq, at: Date.now(), bytes: stamp.json.length, to: inbox.instance })
-      return id
+      return 'written'
     }, message, options)
   }
 
