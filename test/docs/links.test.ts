@@ -19,7 +19,7 @@ function prose (text: string): string {
 function relativeLinks (file: string): string[] {
   const targets: string[] = []
   for (const match of prose(readFileSync(file, 'utf8')).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
-    const target = match[1]
+    const target = match[1] ?? ''
     if (!/^[a-z][a-z0-9+.-]*:/i.test(target)) targets.push(target)
   }
   return targets
@@ -32,7 +32,7 @@ function anchorsOf (file: string): Set<string> {
   for (const line of prose(readFileSync(file, 'utf8')).split('\n')) {
     const heading = /^#{1,6}\s+(.*)$/.exec(line)
     if (heading === null) continue
-    const slug = heading[1].trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+    const slug = (heading[1] ?? '').trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
     const count = seen.get(slug) ?? 0
     seen.set(slug, count + 1)
     anchors.add(count === 0 ? slug : `${slug}-${count}`)
@@ -46,7 +46,7 @@ test('the README is at most 400 lines', async (t) => {
 })
 
 test('the README links every topic page under docs/', async (t) => {
-  const linked = new Set(relativeLinks(README).map((target) => resolve(ROOT, target.split('#')[0])))
+  const linked = new Set(relativeLinks(README).map((target) => resolve(ROOT, target.split('#')[0] ?? '')))
   for (const page of PAGES) t.ok(linked.has(page), `README.md links ${relative(ROOT, page)}`)
 })
 
@@ -54,7 +54,7 @@ test('every relative link and anchor of the README and docs/ resolves', async (t
   const broken: string[] = []
   for (const file of [README, ...PAGES]) {
     for (const target of relativeLinks(file)) {
-      const [path, anchor] = target.split('#')
+      const [path = '', anchor] = target.split('#')
       const linked = path === '' ? file : resolve(dirname(file), decodeURIComponent(path))
       if (!existsSync(linked)) {
         broken.push(`${relative(ROOT, file)}: ${target} (no such file)`)
