@@ -89,7 +89,7 @@ async function openLegacy (cluster: OutageCluster): Promise<{ endpoint: string, 
   while (!text.includes('\n\n')) text += Buffer.from((await reader.read()).value ?? []).toString()
   const endpoint = /data: (\S+)/.exec(text)?.[1] ?? ''
   const id = new URL(endpoint, cluster.url).searchParams.get('sessionId') ?? ''
-  const owner = /\$\d+\r\n(i\d)/.exec(await cluster.redis.command('HGET', `mcp:s:${id}`, 'gw'))?.[1] ?? ''
+  const owner = /\$\d+\r\n(i\d)/.exec(await cluster.redis.command('HGET', `mcp:s:{${id}}`, 'gw'))?.[1] ?? ''
   return { endpoint, owner, close: () => { abort.abort() } }
 }
 

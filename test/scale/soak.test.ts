@@ -198,7 +198,7 @@ async function run (t: Test, round: number): Promise<void> {
   // stream 0 nobody ever held are dropped (as on one instance before any GET). Wait for the claims.
   const claimed = await until(async () => {
     const gateways = await Promise.all(tallies.filter((tally) => tally.kind === 'streamable')
-      .map(async (tally) => await redis.hget(`mcp:s:${tally.transport.sessionId ?? ''}`, 'gw')))
+      .map(async (tally) => await redis.hget(`mcp:s:{${tally.transport.sessionId ?? ''}}`, 'gw')))
     return gateways.every((gw) => gw !== null)
   }, 10_000)
   t.ok(claimed, 'every session\'s stream 0 is held by an instance')
