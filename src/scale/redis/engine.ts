@@ -109,7 +109,7 @@ export async function createScaleEngine (options: ScaleEngineOptions, log: Scale
           }
           runId = identity
           restartedAt = Date.now()
-          log.warn({ redis: cmd.address }, 'scale-out: Redis restarted or failed over (it may have lost data); re-creating the sessions held here')
+          log.warn({ redis: cmd.address }, 'scale-out: Redis restarted empty or failed over (it may lack the last writes); re-creating the sessions held here')
           bus.restarted()
           for (const handler of restartHandlers) handler()
         }, () => {}).finally(resolve)
