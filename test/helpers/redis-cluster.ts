@@ -87,7 +87,7 @@ export async function startRedisCluster (t: Test, primaries = 3, replicas = 0): 
     seeds: nodes.slice(0, primaries).map((n) => ({ host: '127.0.0.1', port: n.port })),
     nodes,
     primaries: async () => {
-      const slots = await (nodes[0] as ClusterNode).admin.cluster('SLOTS') as Array<[number, number, [string, number, string]]>
+      const slots = await (nodes[0] as ClusterNode).admin.cluster('SLOTS') as unknown as Array<[number, number, [string, number, string]]>
       const byPort = new Map<number, { node: ClusterNode, id: string, slots: Array<[number, number]> }>()
       for (const [low, high, [, port, id]] of slots) {
         const node = nodes.find((n) => n.port === port) as ClusterNode

@@ -23,6 +23,7 @@ interface EngineOptions {
   idleTimeoutMs?: number
   heartbeatMs?: number
   outboxLimit?: number
+  shards?: number
   log?: ScaleLogger
 }
 
@@ -34,7 +35,8 @@ export async function engine (t: Test, redis: RedisServer, options: EngineOption
       namespace: options.namespace ?? 'mcp',
       instanceId: options.instanceId,
       heartbeatMs: options.heartbeatMs ?? 200,
-      outboxLimit: options.outboxLimit ?? SCALE_OUT_DEFAULTS.outboxLimit
+      outboxLimit: options.outboxLimit ?? SCALE_OUT_DEFAULTS.outboxLimit,
+      shards: options.shards
     },
     eventStoreSize: options.eventStoreSize ?? 100,
     eventStoreBytes: options.eventStoreBytes ?? 4 << 20,
@@ -75,6 +77,15 @@ t.test('contracts on Redis', redisTest(t), async (t) => {
     busContract(t, async () => {
       const namespace = fresh()
       const [a, b, c] = [await engine(t, redis, { namespace }), await engine(t, redis, { namespace }), await engine(t, redis, { namespace })]
+      return { buses: [a.bus, b.bus, c.bus], sessions: a.sessions }
+    })
+  })
+  // The bus split in shards, as on a Cluster (here on one server): each instance writes its
+  // fan-out to its own shard, and every instance hands the fan-out out in one order.
+  t.test('Bus, in 3 shards', async (t) => {
+    busContract(t, async () => {
+      const namespace = fresh()
+      const [a, b, c] = [await engine(t, redis, { namespace, shards: 3 }), await engine(t, redis, { namespace, shards: 3 }), await engine(t, redis, { namespace, shards: 3 })]
       return { buses: [a.bus, b.bus, c.bus], sessions: a.sessions }
     })
   })
