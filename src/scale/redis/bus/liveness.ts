@@ -25,6 +25,8 @@ export class Liveness {
   private readonly watched = new Map<string, Set<() => void>>()
   private heartbeat: NodeJS.Timeout | undefined
   private beating = false
+  /** Beats made, for the inboxes extended every few beats. */
+  private beats = 0
   /** Beats left during which nobody is judged dead (see `beat`). */
   private grace = 0
   private stopped = false
@@ -110,8 +112,11 @@ export class Liveness {
       const ttl = heartbeatMs * MISSED_BEATS
       const inboxTtl = Math.max(INBOX_TTL_MS, ttl)
       const reply = await this.cmd.script('mcpBeat', [this.keys.live, this.keys.inbox(self, 0)], [self, ttl, inboxTtl])
-      // The inboxes of the other shards are in other slots (on a Cluster, other primaries).
-      for (let shard = 1; shard < this.keys.shards; shard++) void this.cmd.pexpire(this.keys.inbox(self, shard), inboxTtl).catch(() => {})
+      // The inboxes of the other shards are in other slots (on a Cluster, other primaries): extended
+      // by commands of their own, often enough that each lives at least twice the interval.
+      if (this.beats++ % Math.max(1, Math.floor(inboxTtl / (2 * heartbeatMs))) === 0) {
+        for (let shard = 1; shard < this.keys.shards; shard++) void this.cmd.pexpire(this.keys.inbox(self, shard), inboxTtl).catch(() => {})
+      }
       const [registered, live] = reply as [number, string[]]
       const fresh = new Set(live)
       if (Date.now() < this.keepLiveUntil) for (const instance of this.live) fresh.add(instance)
