@@ -4,7 +4,8 @@
 // Cluster connections); then where things land: every key of a session in one slot (CLUSTER
 // KEYSLOT), sessions on more than one primary, and the bus's traffic under a broadcast load from
 // every instance spread over the primaries (INFO commandstats, within 2x of each other).
-// Run by `npm run test:cluster` (not by `npm test`: it starts a cluster).
+// The placement cluster has a replica per primary. Run by `npm run test:cluster` (not by `npm test`:
+// it starts clusters).
 import t from 'tap'
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { createScaleEngine } from '../../src/scale/redis/engine.js'
@@ -38,7 +39,8 @@ t.test('the routing suite on a 3-primary Redis Cluster', redisClusterTest(t), as
 })
 
 t.test('placement: a session\'s keys in one slot, sessions over the primaries, the bus spread over them', redisClusterTest(t), async (t) => {
-  const cluster = await startRedisCluster(t, 3)
+  // 3 primaries and a replica of each: only the primaries take commands.
+  const cluster = await startRedisCluster(t, 3, 1)
   const namespace = `p${randomBytes(4).toString('hex')}`
   const instances = await startCluster(t, clusterRig(cluster, namespace), (app, i) => { registerPlacementTools(app.mcp, `i${i}`) })
   const clients = []

@@ -165,11 +165,13 @@ t.test('unreachable Sentinels or Cluster: the coded error names every seed host:
   const cluster = { cluster: [{ host: '127.0.0.1', port }, `127.0.0.1:${port + 1}`], redisOptions: { password: PASSWORD } }
   const { Cluster } = await import('ioredis')
   const given = new Cluster([{ host: '127.0.0.1', port }], { lazyConnect: true, redisOptions: { password: PASSWORD } })
-  t.teardown(() => { given.disconnect() })
+  const givenSentinel = new Redis({ sentinels: [{ host: '127.0.0.1', port }], name: 'mymaster', password: PASSWORD, lazyConnect: true })
+  t.teardown(() => { given.disconnect(); givenSentinel.disconnect() })
   for (const [what, target, shown] of [
     ['Sentinel', sentinel, `127.0.0.1:${port}, 127.0.0.1:${port + 1} (Sentinel, primary "mymaster")`],
     ['Cluster', cluster, `127.0.0.1:${port}, 127.0.0.1:${port + 1} (Cluster)`],
-    ['Cluster client', given, `127.0.0.1:${port} (Cluster)`]
+    ['Cluster client', given, `127.0.0.1:${port} (Cluster)`],
+    ['Sentinel client', givenSentinel, `127.0.0.1:${port} (Sentinel, primary "mymaster")`]
   ] as const) {
     const server = new MCPServer({ transport: { type: 'sse', options: { port: 0, scaleOut: { redis: target, redisTimeoutMs: 300 } } } })
     const error = await server.start().then(() => undefined, (e: unknown) => e as Error & { code: string })

@@ -9,7 +9,9 @@ import type { DirectMessage, Envelope } from '../../src/scale/ports.js'
 import { connectRedis } from '../../src/scale/redis/client.js'
 import { fanoutOrder } from '../../src/scale/redis/bus/fanout-order.js'
 import { Stream0Order, type EventEntry } from '../../src/scale/redis/bus/stream0-order.js'
+import { createScaleEngine, type RedisScaleEngine } from '../../src/scale/redis/engine.js'
 import { keysOf } from '../../src/scale/redis/keys.js'
+import { resolvePluginOptions } from '../../src/schemas/resolve.js'
 import { redisTest, startRedis } from '../helpers/redis-server.js'
 import { until } from '../helpers/scale-contract.js'
 
@@ -76,4 +78,30 @@ t.test('stream 0 at its gateway: messages handed out in log order, the ones stil
   order.claimed('s', 'another', p4, 'me')
   order.event(entry(p4, p3, 4), deliver)
   t.same(handed.length, 5, 'once another instance claimed it: nothing tracked, the transport decides')
+})
+
+t.test('a stream-0 message and a message sent right after it, by one instance to one inbox: both arrive', redisTest(t), async (t) => {
+  const redis = await startRedis(t)
+  const engine = async (instanceId: string): Promise<RedisScaleEngine> => {
+    const scaleOut = resolvePluginOptions({ scaleOut: { redis: redis.url, instanceId, namespace: 'seq' } }).scaleOut
+    if (scaleOut === undefined) throw new Error('no scaleOut')
+    const made = await createScaleEngine({ scaleOut, eventStoreSize: 100, eventStoreBytes: 1 << 20, idleTimeoutMs: 60_000 }, quiet)
+    t.teardown(() => made.close())
+    return made
+  }
+  const [x, y] = [await engine('x'), await engine('y')]
+  const heard: string[] = []
+  y.bus.onDirect(({ message }) => { heard.push(message.type === 'event' ? `event ${message.json}` : message.type) })
+  await x.sessions.create({ id: 's', kind: 'streamable', protocolVersion: '2025-11-25', clientCapabilities: {}, subscriptions: [] }, 60_000)
+  await y.sessions.claimGateway('s', 'y')
+  // deliver0 writes the inbox once its script has answered: the response, sent after, is written first.
+  const sent = []
+  for (let i = 0; i < 50; i++) {
+    sent.push(x.bus.deliver0('s', `{"n":${i}}`))
+    sent.push(x.bus.send('y', { type: 'response', session: 's', json: `{"r":${i}}` }))
+  }
+  await Promise.all(sent)
+  await until(t, 'all heard', () => heard.length >= 100)
+  t.equal(heard.filter((h) => h.startsWith('event')).length, 50, 'every stream-0 message, none taken for a duplicate of the later send')
+  t.equal(heard.filter((h) => h === 'response').length, 50)
 })

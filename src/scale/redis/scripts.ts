@@ -23,7 +23,8 @@ local function append(stream, bytesKey, slot, maxLen, maxBytes, ttl, fields)
   while len > 0 and (len > maxLen or bytes > maxBytes) do
     local oldest = redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1]
     redis.call('XDEL', stream, oldest[1])
-    bytes = redis.call('HINCRBY', bytesKey, slot, -#oldest[2][2])
+    -- Not -#data: for an empty one (a priming event) Lua makes -0, which HINCRBY refuses.
+    bytes = redis.call('HINCRBY', bytesKey, slot, 0 - #oldest[2][2])
     len = len - 1
   end
   if ttl > 0 then

@@ -45,6 +45,7 @@ export class RedisBus implements Bus {
   private readonly reader: BusReader
   private readonly liveness: Liveness
   private readonly stream0: Stream0Order
+  private readonly direct: Array<(envelope: Envelope<DirectMessage>) => void> = []
   /** The shard this instance writes its fan-out to. */
   private home = 0
   private closed = false
@@ -72,6 +73,28 @@ export class RedisBus implements Bus {
     this.stream0 = new Stream0Order(cmd, keys, self, log)
     const streams = blocking.map((_, shard) => ({ direct: keys.inbox(self, shard), control: keys.control(shard), fanout: keys.fanout(shard) }))
     this.reader = new BusReader(blocking, streams, cmd, (instance) => { this.liveness.heard(instance) }, log)
+    // Stream-0 messages go through their gateway's order once, then to every handler.
+    const handOut = (envelope: Envelope<DirectMessage>): void => {
+      for (const handler of this.direct) {
+        try {
+          handler(envelope)
+        } catch (error) {
+          log.error({ err: error, channel: 'direct' }, 'scale-out: a bus handler threw')
+        }
+      }
+    }
+    this.reader.on('direct', (envelope: Envelope<DirectMessage>) => {
+      const { message } = envelope
+      if (message.type === 'event') {
+        this.stream0.event(envelope as Envelope<EventEntry>, handOut)
+        return
+      }
+      if (message.type === 'release') this.stream0.forget(message.session)
+      handOut(envelope)
+    })
+    this.reader.on('control', (envelope: Envelope<ControlMessage>) => {
+      if (envelope.message.type === 'end') this.stream0.forget(envelope.message.session)
+    })
   }
 
   /** Reads the streams' tails (nothing sent before this instance started is for it), beats once, starts reading. */
@@ -98,15 +121,15 @@ export class RedisBus implements Bus {
     const keys = this.keys
     // Two steps, two slots: the script logs `json` and reads the gateway (atomic against a claim:
     // a message logged before the claim is for the previous gateway), then the message goes to the
-    // gateway's inbox, with the log position before it (the gateway restores the log's order).
-    return await this.writer.write(async (stamp) => {
+    // gateway's inbox, with the log position before it (the gateway restores the log's order). It
+    // is stamped only then, so that it follows this instance's entries issued meanwhile.
+    return await this.writer.write(async (stampOf) => {
       const logged = await this.cmd.script('mcpDeliver0', [keys.session(session), keys.log0(session), keys.logBytes(session)], [json, maxEvents, maxBytes, ttlMs])
       if (!Array.isArray(logged)) return undefined
       const [gateway, prev, position] = logged as [string, string, string]
-      const event = JSON.stringify({ type: 'event', session, json, position, prev })
-      await this.cmd.xadd(keys.inbox(gateway, keys.shardOf(session)), INBOX_LENGTH, fieldsOf({ ...stamp, json: event }))
+      await this.cmd.xadd(keys.inbox(gateway, keys.shardOf(session)), INBOX_LENGTH, fieldsOf(stampOf({ type: 'event', session, json, position, prev })))
       return position
-    }, { type: 'event', session, json })
+    })
   }
 
   /** A claim of stream 0 succeeded (from the session store): its gateway's messages are ordered from the claim's tail. */
@@ -151,22 +174,11 @@ export class RedisBus implements Bus {
   }
 
   onDirect (handler: (envelope: Envelope<DirectMessage>) => void): void {
-    this.reader.on('direct', (envelope: Envelope<DirectMessage>) => {
-      const { message } = envelope
-      if (message.type === 'event') {
-        this.stream0.event(envelope as Envelope<EventEntry>, handler)
-        return
-      }
-      if (message.type === 'release') this.stream0.forget(message.session)
-      handler(envelope)
-    })
+    this.direct.push(handler)
   }
 
   onControl (handler: (envelope: Envelope<ControlMessage>) => void): void {
-    this.reader.on('control', (envelope: Envelope<ControlMessage>) => {
-      if (envelope.message.type === 'end') this.stream0.forget(envelope.message.session)
-      handler(envelope)
-    })
+    this.reader.on('control', handler)
   }
 
   onFanout (handler: (envelope: Envelope<FanoutMessage>) => void): void {
