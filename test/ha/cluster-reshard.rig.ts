@@ -9,17 +9,17 @@
 import t from 'tap'
 import { keysOf } from '../../src/scale/redis/keys.js'
 import { slotOf } from '../../src/scale/redis/slots.js'
-import { startOutageInstances } from '../helpers/ha-deployment.js'
+import { startLoggedInstances } from '../helpers/ha-deployment.js'
 import { haproxyTest } from '../helpers/haproxy.js'
 import { startLoad } from '../helpers/outage-load.js'
 import { redisClusterTest, startRedisCluster } from '../helpers/redis-cluster.js'
-import { sleep, until } from '../helpers/scale-contract.js'
+import { sleep, within } from '../helpers/wait.js'
 
 const options = { ...redisClusterTest(t), ...(haproxyTest(t).skip !== false ? haproxyTest(t) : {}) }
 
 t.test('a resharding under load: no call lost or refused, no crash, every message once', options, async (t) => {
   const cluster = await startRedisCluster(t, 3)
-  const { url, instances } = await startOutageInstances(t, { cluster: cluster.seeds })
+  const { url, instances } = await startLoggedInstances(t, { cluster: cluster.seeds })
   const load = await startLoad(t, url, 3)
   await Promise.all(load.clients.map(async (client) => { for (let i = 0; i < 10; i++) await client.step() }))
   t.same(load.failures, [], 'warm-up without failures')
@@ -47,7 +47,7 @@ t.test('a resharding under load: no call lost or refused, no crash, every messag
   t.ok(during > 0, `${during} calls answered during the resharding`)
   t.ok(instances.every((instance) => instance.running()), 'no instance crashed')
   t.same(load.failures, [], 'no call failed: none refused, none lost')
-  await until(t, 'every message arrived', () => load.clients.every((client) => client.account().missing.length === 0), 15_000).catch(() => {})
+  await within(() => load.clients.every((client) => client.account().missing.length === 0), { timeoutMs: 15_000 })
   await sleep(300)
   for (const client of load.clients) {
     const { missing, extra } = client.account()

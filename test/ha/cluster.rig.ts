@@ -12,7 +12,7 @@ import { createScaleEngine } from '../../src/scale/redis/engine.js'
 import { keysOf } from '../../src/scale/redis/keys.js'
 import { resolvePluginOptions } from '../../src/schemas/resolve.js'
 import { redisClusterTest, startRedisCluster, type RedisClusterRig } from '../helpers/redis-cluster.js'
-import { until } from '../helpers/scale-contract.js'
+import { until } from '../helpers/wait.js'
 import { clusterStreamable, startCluster, type EngineRig } from '../helpers/scale-cluster.js'
 import { routingSuite } from '../helpers/scale-routing-suite.js'
 import { registerPlacementTools } from '../fixtures/scale-tools.js'
@@ -77,7 +77,7 @@ t.test('placement: a session\'s keys in one slot, sessions over the primaries, t
     instances.apps.forEach((app, i) => { app.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: `b${i}.${n}` } }) })
     if (n % 20 === 19) await new Promise((resolve) => setTimeout(resolve, 10))
   }
-  await until(t, 'every client heard every broadcast', () => logs.every((l) => l.length >= PER_INSTANCE * 3), 60_000)
+  await until(() => logs.every((l) => l.length >= PER_INSTANCE * 3), { timeoutMs: 60_000, what: 'every client heard every broadcast' })
   const counts = [...(await cluster.commandsPerPrimary()).values()]
   const [low, high] = [Math.min(...counts), Math.max(...counts)]
   t.ok(high <= 2 * low, `commands per primary within 2x: ${counts.join(', ')}`)

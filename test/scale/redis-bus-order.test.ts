@@ -13,7 +13,7 @@ import { createScaleEngine, type RedisScaleEngine } from '../../src/scale/redis/
 import { keysOf } from '../../src/scale/redis/keys.js'
 import { resolvePluginOptions } from '../../src/schemas/resolve.js'
 import { redisTest, startRedis } from '../helpers/redis-server.js'
-import { until } from '../helpers/scale-contract.js'
+import { until } from '../helpers/wait.js'
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} }
 
@@ -38,7 +38,7 @@ t.test('fan-out shards: one order, by id then shard, each shard fenced before an
   await admin.xadd(streams[0] as string, '6000-0', 'f', 'x')
   await admin.xadd(streams[1] as string, '7000-0', 'f', 'x')
   order.add(1, [['7000-0', ['f', 'x']]])
-  await until(t, 'both handed out', () => handed.length === 2)
+  await until(() => handed.length === 2, { timeoutMs: 10_000, what: 'both handed out' })
   t.same(handed, [{ shard: 0, id: '6000-0', position: '6000-0' }, { shard: 1, id: '7000-0', position: '7000-1' }], 'the fence read shard 0\'s earlier entry and handed it out first')
   await t.rejects(admin.xadd(streams[2] as string, '6500-0', 'late', '1'), /equal or smaller/, 'shard 2 was fenced past the entry handed out')
   const next = await admin.xadd(streams[2] as string, '*', 'f', 'x') as string
@@ -71,7 +71,7 @@ t.test('stream 0 at its gateway: messages handed out in log order, the ones stil
   order.claimed('s', 'me', p1, 'other')
   order.event(entry(p3, p2, 3), deliver)
   order.event(entry(p4, p3, 4), deliver)
-  await until(t, 'the gap filled', () => handed.length === 4)
+  await until(() => handed.length === 4, { timeoutMs: 10_000, what: 'the gap filled' })
   t.same(handed, ['{"n":1}', '{"n":2}', '{"n":3}', '{"n":4}'], 'the message still on its way read from the log, then the rest, in order')
   order.event(entry(p2, p1, 2), deliver)
   t.same(handed.length, 4, 'its own entry, late, is dropped')
@@ -101,7 +101,7 @@ t.test('a stream-0 message and a message sent right after it, by one instance to
     sent.push(x.bus.send('y', { type: 'response', session: 's', json: `{"r":${i}}` }))
   }
   await Promise.all(sent)
-  await until(t, 'all heard', () => heard.length >= 100)
+  await until(() => heard.length >= 100, { timeoutMs: 10_000, what: 'all heard' })
   t.equal(heard.filter((h) => h.startsWith('event')).length, 50, 'every stream-0 message, none taken for a duplicate of the later send')
   t.equal(heard.filter((h) => h === 'response').length, 50)
 })

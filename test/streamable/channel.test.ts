@@ -163,7 +163,7 @@ t.test('anything else first upgrades a pending answer: hijack, priming, that mes
   t.same(reply.raw.messages.map((data) => JSON.parse(data).params?.data ?? 'result'), ['first', 'second', 'result'], 'each once, in order')
   t.equal(reply.raw.writableEnded, true, 'the response ends the stream')
   t.equal(get.messages.length, 0, 'nothing went to the standalone stream')
-  channel.finish(4)
+  channel.handlerDone(4)
   t.equal(channel.has(4), false, 'forgotten')
 })
 

@@ -29,11 +29,22 @@ export interface LiveObject {
    * objects of its own shape (a configuration the library it is handed to reads as given).
    */
   readonly check?: ((value: object, path: string) => OptionsProblem[]) | undefined
+  /** Only a function is taken out (the option also takes plain data, which the schema checks). */
+  readonly functionsOnly?: boolean
 }
 
 /** A live object at `path`; see {@link NonObjects} for `nonObjects`, {@link LiveObject.check} for `check`. */
 export function liveObject (path: readonly string[], methods: readonly string[], label: string, nonObjects: NonObjects = 'got', check?: LiveObject['check']): LiveObject {
   return { path, methods, label, nonObjects, check }
+}
+
+/**
+ * A caller's function at `path` where the option also takes plain data (a predicate or a list of
+ * matchers): the function is passed through untouched, anything else is left to the schema and
+ * the option's rules.
+ */
+export function liveFunction (path: readonly string[], label: string): LiveObject {
+  return { path, methods: [], label, nonObjects: 'rules', functionsOnly: true }
 }
 
 /** The options with their live objects taken out, the objects, and what is wrong with them. */
@@ -61,7 +72,7 @@ export function takeOut (input: unknown, lives: readonly LiveObject[]): TakenOut
     }
     if (given === undefined) {
       value = withAt(value, live.path, undefined, false)
-    } else if (isObject(given)) {
+    } else if (live.functionsOnly === true ? typeof given === 'function' : isObject(given)) {
       taken.push([live, given])
       value = withAt(value, live.path, LIVE, false)
     }
