@@ -122,12 +122,18 @@ export class RedisBus implements Bus {
     // Two steps, two slots: the script logs `json` and reads the gateway (atomic against a claim:
     // a message logged before the claim is for the previous gateway), then the message goes to the
     // gateway's inbox, with the log position before it (the gateway restores the log's order). It
-    // is stamped only then, so that it follows this instance's entries issued meanwhile.
+    // is stamped only then, so that it follows this instance's entries issued meanwhile. The inbox
+    // entry, not the script, is what a failover or an empty restart writes again: the gateway may
+    // not have read it, and a copy of the log entry would be logged twice where it survived.
     return await this.writer.write(async (stampOf) => {
       const logged = await this.cmd.script('mcpDeliver0', [keys.session(session), keys.log0(session), keys.logBytes(session)], [json, maxEvents, maxBytes, ttlMs])
       if (!Array.isArray(logged)) return undefined
       const [gateway, prev, position] = logged as [string, string, string]
-      await this.cmd.xadd(keys.inbox(gateway, keys.shardOf(session)), INBOX_LENGTH, fieldsOf(stampOf({ type: 'event', session, json, position, prev })))
+      const key = keys.inbox(gateway, keys.shardOf(session))
+      const message: EventEntry = { type: 'event', session, json, position, prev }
+      const stamp = stampOf(message)
+      await this.cmd.xadd(key, INBOX_LENGTH, fieldsOf(stamp))
+      this.resend.acknowledged({ key, maxLen: INBOX_LENGTH, message, seq: stamp.seq, at: Date.now(), bytes: stamp.json.length })
       return position
     })
   }
