@@ -4,8 +4,12 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import mcp, { Type } from '../../src/index.js'
+import { keysOf } from '../../src/scale/redis/keys.js'
 import type { RedisServer } from './redis-server.js'
 import { sleep } from './wait.js'
+
+/** The Redis keys of the instances started here (namespace `mcp`, one bus shard). */
+export const KEYS = keysOf('mcp')
 
 /** The `requestState` secret every instance of a test deployment shares. */
 export const STATE_SECRET = 'scale-attack-state-secret-0123456789'

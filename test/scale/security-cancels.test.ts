@@ -11,7 +11,7 @@ import { createScaleEngine } from '../../src/scale/redis/engine.js'
 import { SCALE_OUT_DEFAULTS } from '../../src/schemas/scale-out.js'
 import { EarlyCancels } from '../../src/transports/scale-out/early-cancels.js'
 import { redisTest, startRedis } from '../helpers/redis-server.js'
-import { openSession, post, redisInteger, sessionHeaders, startInstances } from '../helpers/scale-attack.js'
+import { KEYS, openSession, post, redisInteger, sessionHeaders, startInstances } from '../helpers/scale-attack.js'
 import { sleep, until } from '../helpers/wait.js'
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} }
@@ -22,13 +22,13 @@ t.test('a cancel naming a request id longer than any accepted is ignored: nothin
   const [i0] = await startInstances(t, redis, 2)
   if (i0 === undefined) throw new Error('no instance')
   const session = await openSession(i0.url)
-  const before = await redisInteger(redis, 'EXISTS', 'mcp:ctl') === 1 ? await redisInteger(redis, 'XLEN', 'mcp:ctl') : 0
+  const before = await redisInteger(redis, 'EXISTS', KEYS.control(0)) === 1 ? await redisInteger(redis, 'XLEN', KEYS.control(0)) : 0
   for (let n = 0; n < 10; n++) {
     const answer = await post(i0.url, cancel(`${n}:${'x'.repeat(100_000)}`), sessionHeaders(session))
     t.equal(answer.status, 202, `cancel ${n}: accepted (a notification is never answered) and ignored`)
   }
   await sleep(200)
-  const after = await redisInteger(redis, 'EXISTS', 'mcp:ctl') === 1 ? await redisInteger(redis, 'XLEN', 'mcp:ctl') : 0
+  const after = await redisInteger(redis, 'EXISTS', KEYS.control(0)) === 1 ? await redisInteger(redis, 'XLEN', KEYS.control(0)) : 0
   t.equal(after, before, 'no control message written')
   const memory = Number(/used_memory:(\d+)/.exec(await redis.command('INFO', 'memory'))?.[1])
   t.ok(memory < 10 * 1024 * 1024, `Redis holds ${memory} bytes, not the 1 MB of ids sent`)
@@ -53,8 +53,8 @@ t.test('the control stream holds cancels for a few heartbeats, then nothing', re
     const answer = await post(i0.url, cancel(`never-sent-${n}`, 'r'.repeat(256)), sessionHeaders(session))
     if (answer.status !== 202) t.fail(`cancel ${n}: ${answer.status}`)
   }
-  t.ok(await redisInteger(redis, 'XLEN', 'mcp:ctl') >= 50, 'each went to every instance')
-  await until(async () => await redisInteger(redis, 'XLEN', 'mcp:ctl') === 0, { what: 'the control stream trimmed', timeoutMs: 20_000 })
+  t.ok(await redisInteger(redis, 'XLEN', KEYS.control(0)) >= 50, 'each went to every instance')
+  await until(async () => await redisInteger(redis, 'XLEN', KEYS.control(0)) === 0, { what: 'the control stream trimmed', timeoutMs: 20_000 })
 })
 
 t.test('a control message is bounded in bytes: a larger one is refused before Redis', redisTest(t), async (t) => {
@@ -67,9 +67,9 @@ t.test('a control message is bounded in bytes: a larger one is refused before Re
   engine.onLimitRefusal((limit) => { refusals.push(limit) })
   await t.rejects(engine.bus.control({ type: 'cancel', session: 's', requestId: 'x'.repeat(MAX_CONTROL_BYTES), reason: 'r' }), { code: 'FST_MCP_INVALID_REQUEST' })
   t.same(refusals, ['controlMessageBytes'], 'counted for telemetry')
-  t.equal(await redisInteger(redis, 'EXISTS', 'mcp:ctl'), 0, 'nothing written')
+  t.equal(await redisInteger(redis, 'EXISTS', KEYS.control(0)), 0, 'nothing written')
   await engine.bus.control({ type: 'cancel', session: 's', requestId: 'x'.repeat(MAX_REQUEST_ID_LENGTH), reason: 'r'.repeat(256) })
-  t.equal(await redisInteger(redis, 'XLEN', 'mcp:ctl'), 1, 'the largest cancel a client can cause fits')
+  t.equal(await redisInteger(redis, 'XLEN', KEYS.control(0)), 1, 'the largest cancel a client can cause fits')
 })
 
 t.test('early cancels: at most 16 per session, 1000 and 256 Ki characters in all', async (t) => {

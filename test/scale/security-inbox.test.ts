@@ -5,7 +5,7 @@
 // 503 with Retry-After, and the refusal is counted in telemetry.
 import t from 'tap'
 import { redisTest, startRedis } from '../helpers/redis-server.js'
-import { openLegacy, post, redisInteger, redisString, startInstances } from '../helpers/scale-attack.js'
+import { KEYS, openLegacy, post, redisInteger, redisString, startInstances } from '../helpers/scale-attack.js'
 import { until } from '../helpers/wait.js'
 import { installOtel } from '../fixtures/otel.js'
 
@@ -23,8 +23,8 @@ t.test('forwarded legacy POSTs leave nothing in the owner\'s inbox once they ran
   await until(() => legacy.messages.filter((m) => typeof m.id === 'number' && m.id > 0).length === 25, { what: 'the 25 calls answered on the stream' })
   t.ok(legacy.messages.every((m) => m.result?.content?.[0]?.text === undefined || m.result.content[0].text === `i0:${text.length}`), 'run by the owner')
   // What was read goes within a heartbeat (200 ms here).
-  await until(async () => await redisInteger(redis, 'XLEN', 'mcp:in:i0') === 0, { what: 'the inbox emptied', timeoutMs: 5000 })
-  t.equal(await redisString(redis, 'GET', 'mcp:in:i0:b'), '0', 'its byte count is back to 0')
+  await until(async () => await redisInteger(redis, 'XLEN', KEYS.inbox('i0', 0)) === 0, { what: 'the inbox emptied', timeoutMs: 5000 })
+  t.equal(await redisString(redis, 'GET', KEYS.inboxBytes('i0', 0)), '0', 'its byte count is back to 0')
   const memory = Number(/used_memory:(\d+)/.exec(await redis.command('INFO', 'memory'))?.[1])
   t.ok(memory < 5 * 1024 * 1024, `Redis holds ${memory} bytes after 2.5 MB of POSTs ran`)
 })
@@ -36,10 +36,10 @@ t.test('an inbox whose owner does not read holds inboxBytes at most; past it the
   const [, i1] = await startInstances(t, redis, 2, { scaleOut: { inboxBytes: 65_536 } })
   if (i1 === undefined) throw new Error('no instances')
   // An owner that beats (alive for a long while on Redis' clock) and never reads: a stalled instance.
-  await redis.command('ZADD', 'mcp:live', String(Date.now() + 3_600_000), 'stalled')
-  await redis.command('SET', 'mcp:in:stalled:b', '0', 'PX', '60000')
+  await redis.command('ZADD', KEYS.live, String(Date.now() + 3_600_000), 'stalled')
+  await redis.command('SET', KEYS.inboxBytes('stalled', 0), '0', 'PX', '60000')
   const sid = 'legacy-session-of-a-stalled-owner'
-  await redis.command('HSET', `mcp:s:${sid}`, 'r.id', JSON.stringify(sid), 'r.kind', '"sse"', 'r.protocolVersion', '"2024-11-05"',
+  await redis.command('HSET', KEYS.session(sid), 'r.id', JSON.stringify(sid), 'r.kind', '"sse"', 'r.protocolVersion', '"2024-11-05"',
     'r.clientCapabilities', '{}', 'r.subscriptions', '[]', 'gw', 'stalled')
   const statuses: number[] = []
   let refused
@@ -51,9 +51,9 @@ t.test('an inbox whose owner does not read holds inboxBytes at most; past it the
   t.same(statuses.slice(0, 3), [202, 202, 202], 'the first ones wait in the inbox')
   t.ok(statuses.slice(4).every((status) => status === 503), `then 503 (${statuses.join(' ')})`)
   t.equal(refused?.headers.get('retry-after'), '5', 'with Retry-After')
-  const held = Number(await redisString(redis, 'GET', 'mcp:in:stalled:b'))
+  const held = Number(await redisString(redis, 'GET', KEYS.inboxBytes('stalled', 0)))
   t.ok(held <= 65_536 + 30_000, `the inbox holds ${held} bytes`)
-  t.ok(await redisInteger(redis, 'PTTL', 'mcp:in:stalled') > 0, 'and expires unless its owner beats')
+  t.ok(await redisInteger(redis, 'PTTL', KEYS.inbox('stalled', 0)) > 0, 'and expires unless its owner beats')
   const { metrics } = await otel.read()
   const refusals = metrics.find((m) => m.name === 'fastify_mcp.server.limit.refusals')?.points.find((p) => p.attributes['fastify_mcp.limit'] === 'scaleOut.inboxBytes')
   t.equal(refusals?.value, statuses.filter((status) => status === 503).length, 'each refusal counted')

@@ -3,9 +3,10 @@
 // byte bound exact. ioredis defines each as a command: EVALSHA, falling back to EVAL when the
 // script cache is empty (a restarted Redis).
 //
-// Keys a script touches are passed in KEYS, except the gateway's inbox (and its byte count) in
-// `mcpDeliver0`, which is only known once the script has read the session: the engine supports a
-// single Redis server (or a primary with replicas), not Redis Cluster.
+// Redis Cluster runs a script on the primary of its keys' slot, so every script touches only the
+// keys passed in KEYS, all of one slot (keys.ts tags them so): none derives a key from what it
+// reads. Where a step needs a key known only afterwards (the inbox of a session's gateway), the
+// script returns what it read and the engine issues the next command.
 
 /**
  * Appends `fields` (`d` = data first) to a stream, then evicts the oldest entries while the stream
@@ -22,7 +23,8 @@ local function append(stream, bytesKey, slot, maxLen, maxBytes, ttl, fields)
   while len > 0 and (len > maxLen or bytes > maxBytes) do
     local oldest = redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1]
     redis.call('XDEL', stream, oldest[1])
-    bytes = redis.call('HINCRBY', bytesKey, slot, -#oldest[2][2])
+    -- Not -#data: for an empty one (a priming event) Lua makes -0, which HINCRBY refuses.
+    bytes = redis.call('HINCRBY', bytesKey, slot, 0 - #oldest[2][2])
     len = len - 1
   end
   if ttl > 0 then
@@ -39,7 +41,7 @@ end
  * bytes are those of the field values, counted in `bytesKey` and given back by the reader
  * (`mcpInboxAck`). An inbox is never trimmed by length: each entry is a message someone was
  * answered for (a legacy POST answered 202), so a full inbox refuses instead. Either key created
- * here gets `ttl` (the inbox's owner extends both at each heartbeat): nothing outlives its owner.
+ * here gets `ttl` (the inbox's owner extends both as it beats): nothing outlives its owner.
  * Returns the entry id, or false when refused.
  */
 const INBOX_ADD = `
@@ -53,16 +55,6 @@ local function inboxAdd(inbox, bytesKey, maxBytes, ttl, fields)
   if redis.call('PTTL', inbox) < 0 then redis.call('PEXPIRE', inbox, ttl) end
   if redis.call('PTTL', bytesKey) < 0 then redis.call('PEXPIRE', bytesKey, ttl) end
   return id
-end
-`
-
-/** Whether `instance` has beaten within its expiry, on Redis' clock, in the live zset `live`. */
-const IS_ALIVE = `
-local function isAlive(live, instance)
-  local expiry = redis.call('ZSCORE', live, instance)
-  if not expiry then return false end
-  local t = redis.call('TIME')
-  return tonumber(expiry) > tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 `
 
@@ -100,53 +92,48 @@ if redis.call('PEXPIRE', KEYS[1], ttl) == 0 then return 0 end
 for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
 return 1`],
   /**
-   * KEYS: session, its stream-0 log. ARGV: instance. Returns { previous holder or '', newest log id
-   * or '0' }, or nil when the session is gone. Atomic against mcpDeliver0: every message logged up
-   * to that id went to the previous holder, every later one goes to the new one.
+   * KEYS: session. ARGV: instance. Returns { previous holder or '', newest stream-0 position or '0' },
+   * or nil when the session is gone. Atomic against mcpDeliver0: every message logged up to that
+   * position is for the previous holder, every later one for the new one.
    */
-  mcpClaim: [2, `
+  mcpClaim: [1, `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local previous = redis.call('HGET', KEYS[1], 'gw') or ''
 redis.call('HSET', KEYS[1], 'gw', ARGV[1])
-local newest = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
-local tail = '0'
-if newest then tail = newest[1] end
-return { previous, tail }`],
+return { previous, redis.call('HGET', KEYS[1], 'l0') or '0' }`],
   /**
-   * KEYS: session, its stream-0 log, the logs' byte counts. ARGV: data, message (the envelope's
-   * JSON, without its position), maxLen, maxBytes, ttlMs, inbox key prefix, inbox maxBytes, inbox
-   * TTL, inbox byte-count suffix, from, boot, seq. Logs the message, reads the gateway and puts it
-   * in the gateway's inbox, in one step (the gateway is an instance that claimed the stream, never
-   * a name a client chose; if it died, its inbox expires). A gateway whose inbox is full gets
-   * nothing: the log keeps the message for the client's resume. Returns { log position, 1
-   * delivered | -1 inbox full }, or nil when no instance ever held the session's stream 0.
+   * KEYS: session, its stream-0 log, the logs' byte counts. ARGV: data, maxLen, maxBytes, ttlMs.
+   * Logs the message and reads the gateway, in one step against mcpClaim. Returns { gateway, the
+   * position before (`l0`, '0' for none), the message's position }, or nil when no instance ever
+   * held the session's stream 0 (nothing is logged). The engine then hands the message to the
+   * gateway's inbox (another slot).
    */
-  mcpDeliver0: [3, APPEND + INBOX_ADD + `
+  mcpDeliver0: [3, APPEND + `
 local gw = redis.call('HGET', KEYS[1], 'gw')
 if not gw then return false end
-local pos = append(KEYS[2], KEYS[3], '0', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), { 'd', ARGV[1] })
-local inbox = ARGV[6] .. gw
-local id = inboxAdd(inbox, inbox .. ARGV[9], tonumber(ARGV[7]), tonumber(ARGV[8]), { 'f', ARGV[10], 'b', ARGV[11], 'n', ARGV[12], 'm', ARGV[2], 'p', pos })
-if not id then return { pos, -1 } end
-return { pos, 1 }`],
+local prev = redis.call('HGET', KEYS[1], 'l0') or '0'
+local pos = append(KEYS[2], KEYS[3], '0', tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), { 'd', ARGV[1] })
+redis.call('HSET', KEYS[1], 'l0', pos)
+return { gw, prev, pos }`],
   /**
    * KEYS: an inbox, its byte count. ARGV: maxBytes, ttlMs, 1 if the inbox's owner must be known
-   * to beat (its byte count exists: see mcpBeat) or 0 when the sender knows it alive, then the
-   * entry's field/value pairs. The entry id; 0 when the owner is unknown (nothing written: nobody
-   * would read it, and a client naming a made-up instance must not create keys); nil when the
-   * inbox is full (see INBOX_ADD). Checked in the write rather than in a round trip before it,
-   * and on the byte count rather than the live set: a write queued while Redis stalled runs when
-   * every expiry in the live set may have passed, before the beats that follow the stall.
+   * to beat (its byte count exists: see mcpBeat and mcpInboxKeep) or 0 when the sender knows it
+   * alive, then the entry's field/value pairs. The entry id; 0 when the owner is unknown (nothing
+   * written: nobody would read it, and a client naming a made-up instance must not create keys);
+   * nil when the inbox is full (see INBOX_ADD). Checked in the write rather than in a round trip
+   * before it, and on the byte count (in the inbox's slot) rather than the live set: a write
+   * queued while Redis stalled runs when every expiry in the live set may have passed, before the
+   * beats that follow the stall.
    */
   mcpInboxAdd: [2, INBOX_ADD + `
 if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 return inboxAdd(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), { unpack(ARGV, 4) })`],
   /**
-   * KEYS: this instance's inbox, its byte count. ARGV: the id after the newest entry read, the bytes
-   * read. Deletes what the reader has read (every entry before that id) and gives its bytes back.
-   * Once the inbox is empty its count is 0 again, so a count gone wrong (entries lost to a Redis
-   * restart, an entry written again after one) starts over there. The stream stays, empty, for
-   * its last id (see mcpTrimOlder); the TTLs end both once their owner stops beating.
+   * KEYS: this instance's inbox on a shard, its byte count. ARGV: the id after the newest entry
+   * read, the bytes read. Deletes what the reader has read (every entry before that id) and gives
+   * its bytes back. Once the inbox is empty its count is 0 again, so a count gone wrong (entries
+   * lost to a failover or a restart, an entry written again after one) starts over there. The
+   * stream stays, empty, for its last id; the TTLs end both once their owner stops beating.
    */
   mcpInboxAck: [2, `
 redis.call('XTRIM', KEYS[1], 'MINID', ARGV[1])
@@ -157,6 +144,14 @@ end
 local left = redis.call('DECRBY', KEYS[2], ARGV[2])
 if left < 0 then redis.call('SET', KEYS[2], '0', 'KEEPTTL') end
 return math.max(left, 0)`],
+  /**
+   * KEYS: this instance's inbox on a shard, its byte count. ARGV: TTL (ms). Extends both, and
+   * creates the count (0) if it is missing: it says the inbox's owner beats (mcpInboxAdd).
+   */
+  mcpInboxKeep: [2, `
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[2], '0', 'NX')
+return redis.call('PEXPIRE', KEYS[2], ARGV[1])`],
   /**
    * KEYS: a stream. ARGV: age (ms). Deletes the entries older than that on Redis' clock (their ids
    * are Redis times): what no live reader can still need. The stream itself stays, empty: it keeps
@@ -178,11 +173,11 @@ if ARGV[7] ~= '' then
 end
 return append(KEYS[1], KEYS[2], 'r', tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), fields)`],
   /**
-   * KEYS: the live zset, this instance's inbox, its byte count. ARGV: instance, expiry (ms), inbox
-   * TTL (ms). Beats on Redis' clock (instances' clocks may differ), drops instances past their
-   * expiry, returns { 1 if this instance was registered (unexpired) before this beat else 0, the
-   * live ones }. The byte count exists while its owner beats (created here, at 0): it is how a
-   * write knows an instance's inbox is read by someone (mcpInboxAdd).
+   * KEYS: the live zset, this instance's inbox on shard 0, its byte count. ARGV: instance, expiry
+   * (ms), inbox TTL (ms). Beats on Redis' clock (instances' clocks may differ), drops instances
+   * past their expiry, returns { 1 if this instance was registered (unexpired) before this beat
+   * else 0, the live ones }. The inbox's byte count exists while its owner beats (created here, at
+   * 0; mcpInboxKeep on the other shards): it is how a write knows an inbox is read (mcpInboxAdd).
    */
   mcpBeat: [3, `
 local t = redis.call('TIME')
@@ -196,9 +191,67 @@ redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('SET', KEYS[3], '0', 'NX')
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return { registered, redis.call('ZRANGE', KEYS[1], 0, -1) }`],
+  /**
+   * KEYS: the live zset, the homes hash. ARGV: instance, shards. With several bus shards: gives the
+   * instance the home shard (where it writes its fan-out) that the fewest live instances have,
+   * forgetting the homes of instances no longer live. Returns the shard.
+   */
+  mcpJoin: [2, `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local live = {}
+for _, instance in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')) do live[instance] = true end
+local count = {}
+for k = 0, tonumber(ARGV[2]) - 1 do count[k] = 0 end
+local homes = redis.call('HGETALL', KEYS[2])
+for i = 1, #homes, 2 do
+  local shard = tonumber(homes[i + 1])
+  if live[homes[i]] and homes[i] ~= ARGV[1] and count[shard] then count[shard] = count[shard] + 1
+  elseif not live[homes[i]] then redis.call('HDEL', KEYS[2], homes[i]) end
+end
+local home = 0
+for k = 1, tonumber(ARGV[2]) - 1 do if count[k] < count[home] then home = k end end
+redis.call('HSET', KEYS[2], ARGV[1], home)
+return home`],
+  /**
+   * KEYS: one fan-out stream. ARGV: an id, the reader's cursor in the stream, count. Makes every
+   * later entry of the stream sort after the id (XSETID: Redis then assigns larger ids), so that a
+   * reader merging the fan-out shards knows it has every entry up to the id; returns the entries
+   * after the cursor up to the id (at most count), and the stream's last id.
+   */
+  mcpFence: [1, `
+local function parse(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local function before(a, b)
+  local am, as = parse(a)
+  local bm, bs = parse(b)
+  return am < bm or (am == bm and as < bs)
+end
+local last = '0-0'
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local info = redis.call('XINFO', 'STREAM', KEYS[1])
+  for i = 1, #info, 2 do if info[i] == 'last-generated-id' then last = info[i + 1] end end
+end
+if before(last, ARGV[1]) then
+  if redis.call('EXISTS', KEYS[1]) == 0 then
+    redis.call('XADD', KEYS[1], ARGV[1], 'fence', '1')
+    redis.call('XDEL', KEYS[1], ARGV[1])
+  else
+    redis.call('XSETID', KEYS[1], ARGV[1])
+  end
+  last = ARGV[1]
+end
+local entries = {}
+if before(ARGV[2], ARGV[1]) then entries = redis.call('XRANGE', KEYS[1], '(' .. ARGV[2], ARGV[1], 'COUNT', ARGV[3]) end
+return { last, entries }`],
   /** KEYS: the live zset. ARGV: instance. 1 when its heartbeat has not expired, on Redis' clock. */
-  mcpAlive: [1, IS_ALIVE + `
-if isAlive(KEYS[1], ARGV[1]) then return 1 end
+  mcpAlive: [1, `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if expiry and tonumber(expiry) > now then return 1 end
 return 0`],
   /** KEYS: the live zset. ARGV: instance. */
   mcpLeave: [1, `

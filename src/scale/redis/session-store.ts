@@ -24,8 +24,18 @@ export const MAX_RECORD_BYTES = 64 * 1024
  * `timeoutMs`: a request that needs the record is answered "retry later", never "not found".
  */
 export class RedisSessionStore implements SessionStore {
-  /** `refused` is told `sessionRecordBytes` each time a record is refused for its size (telemetry). */
-  constructor (private readonly redis: RedisPort, private readonly keys: Keys, private readonly timeoutMs: number, private readonly refused: (limit: string) => void = () => {}) {}
+  /**
+   * `claimed`: told of each claim that succeeded, with the claim's tail (the bus hands the new
+   * gateway the stream-0 messages after it in log order). `refused`: told `sessionRecordBytes`
+   * each time a record is refused for its size (telemetry).
+   */
+  constructor (
+    private readonly redis: RedisPort,
+    private readonly keys: Keys,
+    private readonly timeoutMs: number,
+    private readonly claimed: (id: string, instance: string, tail: string, previous: string | undefined) => void = () => {},
+    private readonly refused: (limit: string) => void = () => {}
+  ) {}
 
   async create (record: SessionRecord, ttlMs: number): Promise<void> {
     const fields = this.bounded(record)
@@ -54,9 +64,10 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async claimGateway (id: string, instance: string): Promise<GatewayClaim | undefined> {
-    const reply = await this.call(() => this.redis.script('mcpClaim', [this.keys.session(id), this.keys.log0(id)], [instance]))
+    const reply = await this.call(() => this.redis.script('mcpClaim', [this.keys.session(id)], [instance]))
     if (!Array.isArray(reply)) return undefined
     const [previous, tail] = reply as [string, string]
+    this.claimed(id, instance, tail, previous === '' ? undefined : previous)
     return { previous: previous === '' ? undefined : previous, tail }
   }
 

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { ScaleUnavailableError, UnknownSessionError } from '../../errors.js'
 import { changeEventOf } from '../../protocol/changes.js'
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import type { JsonRpcNotification } from '../../jsonrpc/messages.js'
 import type { Session } from '../../protocol/session.js'
 import type { ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleEngine, SessionRecord, StoredSession } from '../../scale/ports.js'
@@ -49,7 +49,7 @@ export class ScaleNode {
   readonly health: EngineHealth
   readonly attachments: Attachments
   readonly earlyCancels = new EarlyCancels()
-  private readonly core: McpCore
+  private readonly core: ProtocolServer
   private readonly log: FastifyBaseLogger
   private readonly idleTimeoutMs: number
   private readonly local = new Map<string, ScaledEntry>()
@@ -61,7 +61,7 @@ export class ScaleNode {
   private sweep: NodeJS.Timeout | undefined
   private closing = false
 
-  constructor (engine: ScaleEngine, core: McpCore, options: { idleTimeoutMs: number }, log: FastifyBaseLogger) {
+  constructor (engine: ScaleEngine, core: ProtocolServer, options: { idleTimeoutMs: number }, log: FastifyBaseLogger) {
     this.engine = engine
     this.self = engine.bus.self
     this.core = core
@@ -72,9 +72,6 @@ export class ScaleNode {
     engine.bus.onDirect((envelope) => { this.onDirect(envelope) })
     engine.bus.onControl((envelope) => { this.onControl(envelope) })
     engine.bus.onFanout((envelope) => { this.onFanout(envelope) })
-    engine.onLimitRefusal?.((limit) => { core.telemetry.limitRefusal(limit) })
-    // A tasks/cancel taken here for a task running elsewhere reaches its handler like a cancel.
-    core.tasks.setCancelRelay(async (taskId) => { await engine.bus.control({ type: 'task-cancel', taskId }, { forRequest: true }) })
     this.lists = new ListChangeAnnouncer(core.registry)
     core.setRelay({
       broadcast: (json) => this.publish({ type: 'broadcast', json }, (entry) => entry.session.state === 'ready'),
@@ -223,7 +220,6 @@ export class ScaleNode {
     clearInterval(this.sweep)
     this.attachments.closeAll()
     this.core.setRelay(undefined)
-    this.core.tasks.setCancelRelay(undefined)
   }
 
   private publish (message: FanoutMessage, reaches: (entry: ScaledEntry) => boolean): number {
@@ -245,11 +241,7 @@ export class ScaleNode {
   }
 
   private onControl ({ from, message }: Envelope<ControlMessage>): void {
-    if (this.closing) return
-    if (message.type === 'task-cancel') {
-      this.core.tasks.cancelledElsewhere(message.taskId)
-      return
-    }
+    if (this.closing || message.type === 'task-cancel') return
     if (message.type === 'end') this.remote.delete(message.session)
     const entry = this.local.get(message.session)
     if (entry === undefined) {

@@ -1,15 +1,17 @@
 import { InvalidMessageError, ScaleUnavailableError } from '../../../errors.js'
 import type { Bus, ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleLogger, WriteOptions } from '../../ports.js'
 import { bounded, type RedisPort } from '../client.js'
-import { INBOX_BYTES_SUFFIX, type Keys } from '../keys.js'
+import type { Keys } from '../keys.js'
 import { parseEntry } from './entry.js'
-import { ReadInbox } from './inbox.js'
+import { exclusive } from './fanout-order.js'
+import { ReadInbox, type InboxTarget } from './inbox.js'
 import { inboxTtlMs, Liveness, MISSED_BEATS } from './liveness.js'
 import { BusReader } from './reader.js'
 import { ResendLog } from './resend.js'
-import { BusWriter, type InboxTarget } from './writer.js'
+import { Stream0Order, type EventEntry } from './stream0-order.js'
+import { BusWriter } from './writer.js'
 
-/** Entries kept in the control stream (MAXLEN ~), besides its trim by age at each heartbeat. */
+/** Entries kept in a control stream (MAXLEN ~), besides its trim by age at each heartbeat. */
 const CONTROL_LENGTH = 10_000
 /**
  * Largest control message, as JSON: a cancel carries a request id and a reason, bounded upstream
@@ -31,18 +33,20 @@ export interface RedisBusOptions {
   ttlMs: number
   /** Longest wait on Redis where a request waits (a write for it, a liveness check, a stream-0 resume), `redisTimeoutMs`. */
   timeoutMs: number
-  /** Bytes an inbox holds unread at most (`scaleOut.inboxBytes`). */
+  /** Bytes an inbox holds unread at most (`scaleOut.inboxBytes`), per shard. */
   inboxBytes: number
 }
 
 /**
  * The bus over Redis Streams (not pub/sub: a reader that reconnects after a Redis outage goes on
- * from its cursor, where a subscriber would have lost what was published meanwhile). Each
- * instance has an inbox stream; the control and fan-out streams are shared. This class picks the
- * streams (keys.ts) and hands the work out: the writer stamps and issues writes within the outbox
- * limit, the reader reads the three streams and drops duplicates, the read inbox deletes what was
- * read from it, the resend log keeps what must be written again after Redis restarted empty, and
- * liveness beats and judges deaths.
+ * from its cursor, where a subscriber would have lost what was published meanwhile). The bus is
+ * split into `shards` (keys.ts): each has a control stream, a fan-out stream and an inbox per
+ * instance. A message about a session travels on the session's shard (its order kept, per
+ * session); an instance writes its fan-out to its home shard (its order kept, per sender). This
+ * class picks the streams and hands the work out: the writer stamps and issues writes within the
+ * outbox limit, the reader reads every shard and drops duplicates, the resend log keeps what must
+ * be written again after Redis restarted empty, liveness beats and judges deaths, and the stream-0
+ * order puts a gateway's stream-0 messages back in log order.
  */
 export class RedisBus implements Bus {
   readonly self: string
@@ -50,16 +54,24 @@ export class RedisBus implements Bus {
   private readonly writer: BusWriter
   private readonly reader: BusReader
   private readonly liveness: Liveness
-  private readonly inbox: ReadInbox
+  private readonly stream0: Stream0Order
+  /** This instance's inbox on each shard, emptied as read. */
+  private readonly inboxes: ReadInbox[]
+  private readonly direct: Array<(envelope: Envelope<DirectMessage>) => void> = []
+  /** Until then no inbox write checks its owner: Redis restarted empty and knows no instance yet. */
+  private uncheckedUntil = 0
+  /** The shard this instance writes its fan-out to. */
+  private home = 0
   private closed = false
 
   /**
-   * `cmd` carries commands and writes; `blocking`, a connection of the bus's own, its XREAD BLOCK.
-   * `refused` is told the name of each bound a write is refused past (telemetry counts them).
+   * `cmd` carries commands and writes; `blocking`, connections of the bus's own, one per shard, each
+   * for its XREAD BLOCK. `refused` is told the name of each bound a write is refused past
+   * (telemetry counts them).
    */
   constructor (
     private readonly cmd: RedisPort,
-    blocking: RedisPort,
+    blocking: readonly RedisPort[],
     private readonly keys: Keys,
     private readonly options: RedisBusOptions,
     log: ScaleLogger,
@@ -74,15 +86,41 @@ export class RedisBus implements Bus {
     cmd.on('close', () => { this.resend.connectionDropped() })
     this.writer = new BusWriter(cmd, { self, outboxLimit, timeoutMs }, this.resend, log)
     this.liveness = new Liveness(cmd, keys, { self, heartbeatMs, timeoutMs }, log)
-    const streams = { direct: keys.inbox(self), control: keys.control, fanout: keys.fanout }
-    this.inbox = new ReadInbox(cmd, { key: keys.inbox(self), bytesKey: keys.inboxBytes(self), maxBytes: options.inboxBytes, delayMs: heartbeatMs })
-    this.reader = new BusReader(blocking, streams, (instance) => { this.liveness.heard(instance) }, log, (newest, bytes) => { this.inbox.read(newest, bytes) })
+    this.stream0 = new Stream0Order(cmd, keys, self, log)
+    const streams = blocking.map((_, shard) => ({ direct: keys.inbox(self, shard), control: keys.control(shard), fanout: keys.fanout(shard) }))
+    this.inboxes = blocking.map((_, shard) => new ReadInbox(cmd, {
+      key: keys.inbox(self, shard), bytesKey: keys.inboxBytes(self, shard), maxBytes: options.inboxBytes, delayMs: heartbeatMs
+    }))
+    this.reader = new BusReader(blocking, streams, cmd, (instance) => { this.liveness.heard(instance) }, log,
+      (shard, newest, bytes) => { this.inboxes[shard]?.read(newest, bytes) })
+    // Stream-0 messages go through their gateway's order once, then to every handler.
+    const handOut = (envelope: Envelope<DirectMessage>): void => {
+      for (const handler of this.direct) {
+        try {
+          handler(envelope)
+        } catch (error) {
+          log.error({ err: error, channel: 'direct' }, 'scale-out: a bus handler threw')
+        }
+      }
+    }
+    this.reader.on('direct', (envelope: Envelope<DirectMessage>) => {
+      const { message } = envelope
+      if (message.type === 'event') {
+        this.stream0.event(envelope as Envelope<EventEntry>, handOut)
+        return
+      }
+      if (message.type === 'release') this.stream0.forget(message.session)
+      handOut(envelope)
+    })
+    this.reader.on('control', (envelope: Envelope<ControlMessage>) => {
+      if (envelope.message.type === 'end') this.stream0.forget(envelope.message.session)
+    })
   }
 
   /** Reads the streams' tails (nothing sent before this instance started is for it), beats once, starts reading. */
   async start (): Promise<void> {
     await this.reader.seekTails(this.cmd)
-    await this.liveness.start()
+    this.home = await this.liveness.start()
     this.reader.start()
   }
 
@@ -95,11 +133,12 @@ export class RedisBus implements Bus {
    */
   async send (to: string, message: DirectMessage, options?: WriteOptions): Promise<void> {
     // Known alive here (the last beat's live set, or a message read from it): no check in Redis.
-    // Nor while Redis is away: the write waits in the outbox and might run on a Redis restarted
-    // empty, which knows no instance until they beat again. Such a write creates an inbox at
-    // worst, which expires unless its owner beats and holds inboxBytes at most.
-    const check = !this.liveness.alive(to) && this.cmd.ready
-    await this.writeInbox(to, message, options, undefined, check)
+    // Nor while Redis is away, or just back empty: it knows no instance until they beat again
+    // (a queued write might run then). Such a write creates an inbox at worst, which expires
+    // unless its owner beats and holds inboxBytes at most.
+    const check = !this.liveness.alive(to) && this.cmd.ready && Date.now() >= this.uncheckedUntil
+    const inbox = this.inboxOf(to, this.keys.shardOf(message.session), check)
+    this.accepted(inbox, await this.writer.appendToInbox(inbox, message, options))
   }
 
   async control (message: ControlMessage, options?: WriteOptions): Promise<void> {
@@ -108,27 +147,39 @@ export class RedisBus implements Bus {
       this.refused('controlMessageBytes')
       throw new InvalidMessageError(`a ${message.type} message of ${bytes} bytes is more than the ${MAX_CONTROL_BYTES} every instance reads`)
     }
-    await this.writer.append(this.keys.control, CONTROL_LENGTH, message, options)
+    const shard = 'session' in message ? this.keys.shardOf(message.session) : 0
+    await this.writer.append(this.keys.control(shard), CONTROL_LENGTH, message, options)
   }
 
   async fanout (message: FanoutMessage): Promise<string> {
-    return await this.writer.append(this.keys.fanout, this.options.broadcastHistory, message)
+    return await this.writer.append(this.keys.fanout(this.home), this.options.broadcastHistory, message)
   }
 
   async deliver0 (session: string, json: string): Promise<string | undefined> {
     const { maxEvents, maxBytes, ttlMs } = this.options
     const keys = this.keys
-    // The script logs `json`, then writes the `event` message to the gateway's inbox with the
-    // entry's fields, completed with the position it assigned (`p`).
-    const reply = await this.writer.write(async (stamp) => await this.cmd.script('mcpDeliver0',
-      [keys.session(session), keys.log0(session), keys.logBytes(session)],
-      [json, stamp.json, maxEvents, maxBytes, ttlMs, keys.inboxPrefix, this.options.inboxBytes, inboxTtlMs(this.options.heartbeatMs),
-        INBOX_BYTES_SUFFIX, stamp.from, stamp.boot, stamp.seq]), { type: 'event', session, json })
-    if (!Array.isArray(reply)) return undefined
-    const [position, delivered] = reply as [string, number]
-    // Logged, not delivered live: the gateway's client gets it when it resumes (see mcpDeliver0).
-    if (delivered === -1) this.refused('scaleOut.inboxBytes')
-    return position
+    // Two steps, two slots: the script logs `json` and reads the gateway (atomic against a claim:
+    // a message logged before the claim is for the previous gateway), then the message goes to the
+    // gateway's inbox, with the log position before it (the gateway restores the log's order). It
+    // is stamped only then, so that it follows this instance's entries issued meanwhile. The inbox
+    // entry, not the script, is what a failover or an empty restart writes again: the gateway may
+    // not have read it, and a copy of the log entry would be logged twice where it survived.
+    return await this.writer.write(async (stampOf) => {
+      const logged = await this.cmd.script('mcpDeliver0', [keys.session(session), keys.log0(session), keys.logBytes(session)], [json, maxEvents, maxBytes, ttlMs])
+      if (!Array.isArray(logged)) return undefined
+      const [gateway, prev, position] = logged as [string, string, string]
+      // The gateway claimed the stream: an instance, never a name a client chose (no check).
+      const inbox = this.inboxOf(gateway, keys.shardOf(session), false)
+      const message: EventEntry = { type: 'event', session, json, position, prev }
+      // Logged, not delivered live when the inbox is full: the client gets it when it resumes.
+      if (await this.writer.issueToInbox(inbox, stampOf(message), message) === 'full') this.refused('scaleOut.inboxBytes')
+      return position
+    })
+  }
+
+  /** A claim of stream 0 succeeded (from the session store): its gateway's messages are ordered from the claim's tail. */
+  claimed (session: string, instance: string, tail: string, previous: string | undefined): void {
+    this.stream0.claimed(session, instance, tail, previous)
   }
 
   async log0After (session: string, position: string): Promise<Array<{ position: string, json: string }>> {
@@ -158,11 +209,12 @@ export class RedisBus implements Bus {
    * acknowledged last is written again, in order.
    */
   restarted (): void {
+    this.uncheckedUntil = Date.now() + this.options.heartbeatMs * MISSED_BEATS
     this.liveness.restarted()
-    this.resend.writeAgain(async (write) => write.to === undefined
+    // An inbox's message was acknowledged for a live owner already: Redis, restarted empty, has yet to hear it beat.
+    this.resend.writeAgain(async (write) => write.inbox === undefined
       ? await this.writer.append(write.key, write.maxLen, write.message, undefined, write.seq)
-      // Acknowledged for a live instance already: Redis' live set, restarted empty, has yet to say so.
-      : await this.writeInbox(write.to, write.message, undefined, write.seq, false))
+      : this.accepted(write.inbox, await this.writer.appendToInbox({ ...write.inbox, checkAlive: false }, write.message, undefined, write.seq)))
   }
 
   /** The connection is back and Redis kept its data (the same `run_id`): nothing to write again. */
@@ -171,7 +223,7 @@ export class RedisBus implements Bus {
   }
 
   onDirect (handler: (envelope: Envelope<DirectMessage>) => void): void {
-    this.reader.on('direct', handler)
+    this.direct.push(handler)
   }
 
   onControl (handler: (envelope: Envelope<ControlMessage>) => void): void {
@@ -183,50 +235,44 @@ export class RedisBus implements Bus {
   }
 
   async fanoutAfter (position: string): Promise<Array<Envelope<FanoutMessage>>> {
-    const entries = await bounded(this.cmd, this.options.timeoutMs, async () =>
-      await this.cmd.xrange(this.keys.fanout, exclusive(position), '+', this.options.broadcastHistory))
+    const entries = await bounded(this.cmd, this.options.timeoutMs, async () => await this.reader.fanoutAfter(position, this.options.broadcastHistory))
     const out: Array<Envelope<FanoutMessage>> = []
-    for (const entry of entries) {
+    for (const { position, entry } of entries) {
       const parsed = parseEntry<FanoutMessage>(entry)
-      if (parsed !== undefined) out.push(parsed.envelope)
+      if (parsed !== undefined) out.push({ ...parsed.envelope, position })
     }
     return out
   }
 
   fanoutCursor (): string {
-    return this.reader.cursor('fanout')
+    return this.reader.fanoutCursor()
   }
 
-  /**
-   * Into `to`'s inbox, within its byte bound; refused with ScaleUnavailableError (503) when it is
-   * full. With `checkAlive`, dropped (resolves) unless `to` has beaten within the inbox TTL.
-   */
-  private async writeInbox (to: string, message: object, options: WriteOptions | undefined, replaces: number | undefined, checkAlive: boolean): Promise<void> {
-    const inbox: InboxTarget = {
-      instance: to,
-      key: this.keys.inbox(to),
-      bytesKey: this.keys.inboxBytes(to),
+  /** `to`'s inbox on `shard`, within its byte bound; with `checkAlive`, only while `to` beats. */
+  private inboxOf (to: string, shard: number, checkAlive: boolean): InboxTarget {
+    return {
+      key: this.keys.inbox(to, shard),
+      bytesKey: this.keys.inboxBytes(to, shard),
       maxBytes: this.options.inboxBytes,
       ttlMs: inboxTtlMs(this.options.heartbeatMs),
       checkAlive
     }
-    if (await this.writer.appendToInbox(inbox, message, options, replaces) !== 'full') return
+  }
+
+  /** A full inbox refuses the message: counted, and ScaleUnavailableError (503) for whoever needed it. */
+  private accepted (inbox: InboxTarget, outcome: string): void {
+    if (outcome !== 'full') return
     this.refused('scaleOut.inboxBytes')
-    throw new ScaleUnavailableError(`instance ${to} has scaleOut.inboxBytes (${this.options.inboxBytes}) of messages unread`)
+    throw new ScaleUnavailableError(`an instance's inbox holds scaleOut.inboxBytes (${this.options.inboxBytes}) of messages unread (${inbox.key})`)
   }
 
   async close (): Promise<void> {
     if (this.closed) return
     this.closed = true
-    this.inbox.close()
+    for (const inbox of this.inboxes) inbox.close()
     this.writer.close()
     this.reader.stop()
     await this.liveness.stop()
     await this.reader.close()
   }
-}
-
-/** `(id`: XRANGE from after `id`; the empty log's position `0` means from the start. */
-function exclusive (position: string): string {
-  return position === '0' || position === '0-0' ? '-' : `(${position}`
 }

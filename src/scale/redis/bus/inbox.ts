@@ -1,5 +1,20 @@
 import type { RedisPort } from '../client.js'
 
+/** Where a message for an inbox goes (BusWriter.appendToInbox): one instance's inbox on one shard, its byte count and bounds. */
+export interface InboxTarget {
+  readonly key: string
+  readonly bytesKey: string
+  /** Bytes the inbox may hold unread (`scaleOut.inboxBytes`). */
+  readonly maxBytes: number
+  /** TTL of the inbox's keys when this write creates them (its owner's beats extend it). */
+  readonly ttlMs: number
+  /** Whether the inbox's owner must be known to beat (false: the sender knows it alive). */
+  readonly checkAlive: boolean
+}
+
+/** What became of a message for an inbox: written, dropped (its owner is not known to run), or refused (the inbox is full). */
+export type InboxWrite = 'written' | 'dropped' | 'full'
+
 export interface ReadInboxOptions {
   /** This instance's inbox and its byte count. */
   key: string

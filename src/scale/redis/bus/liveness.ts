@@ -36,6 +36,8 @@ export class Liveness {
   private readonly watched = new Map<string, Set<() => void>>()
   private heartbeat: NodeJS.Timeout | undefined
   private beating = false
+  /** Beats made, for the inboxes extended every few beats. */
+  private beats = 0
   /** Beats left during which nobody is judged dead (see `beat`). */
   private grace = 0
   private stopped = false
@@ -47,11 +49,17 @@ export class Liveness {
     private readonly log: ScaleLogger
   ) {}
 
-  /** Beats once, then every `heartbeatMs`. */
-  async start (): Promise<void> {
+  /**
+   * Beats once, then every `heartbeatMs`. With several bus shards, first takes the home shard the
+   * fewest live instances have (where this instance writes its fan-out, keeping it in order), and
+   * resolves with it; 0 with one shard.
+   */
+  async start (): Promise<number> {
+    const home = this.keys.shards === 1 ? 0 : Number(await this.cmd.script('mcpJoin', [this.keys.live, this.keys.homes], [this.options.self, this.keys.shards]))
     await this.beat()
     this.heartbeat = setInterval(() => { void this.beat() }, this.options.heartbeatMs)
     this.heartbeat.unref()
+    return home
   }
 
   alive (instance: string): boolean {
@@ -94,6 +102,8 @@ export class Liveness {
    */
   restarted (): void {
     this.keepLiveUntil = Date.now() + this.options.heartbeatMs * MISSED_BEATS
+    // The next beat keeps every shard's inbox again: their byte counts are gone with the rest.
+    this.beats = 0
     void this.beat()
   }
 
@@ -113,9 +123,20 @@ export class Liveness {
     try {
       const { self, heartbeatMs } = this.options
       const ttl = heartbeatMs * MISSED_BEATS
-      const reply = await this.cmd.script('mcpBeat', [this.keys.live, this.keys.inbox(self), this.keys.inboxBytes(self)], [self, ttl, inboxTtlMs(heartbeatMs)])
-      // Not awaited: the live set below does not depend on it.
-      this.cmd.script('mcpTrimOlder', [this.keys.control], [heartbeatMs * CONTROL_KEEP_BEATS]).catch(() => {})
+      const inboxTtl = inboxTtlMs(heartbeatMs)
+      const reply = await this.cmd.script('mcpBeat', [this.keys.live, this.keys.inbox(self, 0), this.keys.inboxBytes(self, 0)], [self, ttl, inboxTtl])
+      // The inboxes of the other shards are in other slots (on a Cluster, other primaries): extended
+      // by commands of their own, often enough that each lives at least twice the interval.
+      if (this.beats++ % Math.max(1, Math.floor(inboxTtl / (2 * heartbeatMs))) === 0) {
+        for (let shard = 1; shard < this.keys.shards; shard++) {
+          this.cmd.script('mcpInboxKeep', [this.keys.inbox(self, shard), this.keys.inboxBytes(self, shard)], [inboxTtl]).catch(() => {})
+        }
+      }
+      // Not awaited: the live set below does not depend on it. Every instance trims every shard:
+      // one XTRIM each, and nothing depends on which instance is left.
+      for (let shard = 0; shard < this.keys.shards; shard++) {
+        this.cmd.script('mcpTrimOlder', [this.keys.control(shard)], [heartbeatMs * CONTROL_KEEP_BEATS]).catch(() => {})
+      }
       const [registered, live] = reply as [number, string[]]
       const fresh = new Set(live)
       if (Date.now() < this.keepLiveUntil) for (const instance of this.live) fresh.add(instance)
