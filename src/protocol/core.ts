@@ -4,12 +4,13 @@ import type {
   AppResourceDefinition, ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
   SkillDefinition, ToolDefinition, ToolHandler
 } from './definitions.js'
-import { Dispatcher } from './dispatcher.js'
+import type { Caller } from './caller.js'
+import { Dispatcher, inflightBytesError } from './dispatcher.js'
 import type { ExtensionRegistrations, ExtensionsFactory, ProtocolExtension } from './extension.js'
 import type { JsonRpcNotification } from '../jsonrpc/messages.js'
 import { LISTEN_DEFAULTS, ListenHub, type ListenLimits } from './listen/hub.js'
 import type { ErrorLogger } from '../util/logger.js'
-import { resolveLimits, type ProtocolLimits } from './limits.js'
+import { ByteLedger, resolveLimits, type ProtocolLimits } from './limits.js'
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
 import type { CacheSettings } from './modern/caching.js'
 import type { ProtocolGeneration } from './modern/meta.js'
@@ -114,9 +115,11 @@ export class McpCore implements MCPRegistryApi {
   readonly listen: ListenHub
   private readonly changeListeners = new Set<ChangeListener>()
   /** Modern requests being answered (each a throwaway session), so that shutdown can abort them. */
-  private readonly modernRequests = new Map<Session, string>()
+  private readonly modernRequests = new Map<Session, { client: string, bytes: number }>()
   /** Modern requests in flight per client, for `maxInflightRequests`. */
   private readonly modernPerClient = new Map<string, number>()
+  /** Bytes of requests in flight, per client and overall: those of 2026-07-28 requests taken here, the rest by the dispatcher. */
+  private readonly inflightBytes: ByteLedger
   private readonly limits: ProtocolLimits
   /** Tasks started by task-augmented calls, and the `tasks/*` methods. */
   readonly tasks: TaskManager
@@ -132,6 +135,7 @@ export class McpCore implements MCPRegistryApi {
   constructor (options: CoreOptions) {
     this.modern = modernSettings(options)
     this.limits = resolveLimits(options)
+    this.inflightBytes = new ByteLedger(this.limits.maxInflightBytes, this.limits.maxInflightBytesPerClient)
     const tasks = { ...TASK_DEFAULTS, ...options.tasks }
     this.tasks = new TaskManager({
       store: options.taskStore ?? new MemoryTaskStore(),
@@ -149,7 +153,7 @@ export class McpCore implements MCPRegistryApi {
     })
     this.telemetry.countStreams('listen', () => this.listen.size)
     const extensionMethods = new Map<string, MethodHandler>()
-    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods }, this.listen)
+    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods, inflightBytes: this.inflightBytes }, this.listen)
     const built = options.extensions?.(this.registry)
     for (const extension of built?.extensions ?? []) this.install(extension, extensionMethods)
     this.registrations = built?.registrations ?? NO_EXTENSIONS
@@ -202,29 +206,37 @@ export class McpCore implements MCPRegistryApi {
   /**
    * Tracks a modern request's throwaway session while it is answered (not a session: no broadcast,
    * no session count), so that shutdown aborts it; the transport calls {@link endModernRequest}
-   * after. `client` names who sent it (over HTTP its identity, or its address without auth, as for
-   * the session share; on stdio the process): a client may have `maxInflightRequests` modern
-   * requests in flight at once, as a 2025 client may on one session. Past that this throws -32600
-   * and nothing is tracked: stateless requests must not let one client pile up handlers without bound.
+   * after. The session counts against `caller.client` (over HTTP its identity, or its address
+   * without auth, as for the session share; on stdio the process): a client may have
+   * `maxInflightRequests` modern requests in flight at once, as a 2025 client may on one session,
+   * holding `maxInflightBytesPerClient` bytes of them. Past either this throws -32600 and nothing is
+   * tracked: stateless requests must not let one client pile up handlers without bound.
    */
-  beginModernRequest (session: Session, client: string): void {
+  beginModernRequest (session: Session, caller: Caller): void {
+    const client = caller.client
     const held = this.modernPerClient.get(client) ?? 0
     const max = this.limits.maxInflightRequests
     if (held >= max) {
-      throw new McpError(ErrorCode.InvalidRequest, `Too many requests in flight for this client (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max })
+      this.telemetry.limitRefusal('maxInflightRequests')
+      throw new McpError(ErrorCode.InvalidRequest, `Too many requests in flight for this client (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max, limit: 'maxInflightRequests', max })
     }
+    const bytes = caller.bytes
+    const over = this.inflightBytes.take(client, bytes)
+    if (over !== undefined) throw inflightBytesError(over, this.inflightBytes, this.telemetry)
+    session.client = client
     this.modernPerClient.set(client, held + 1)
-    this.modernRequests.set(session, client)
+    this.modernRequests.set(session, { client, bytes })
   }
 
   /** Closes a modern request's session once its answer is out, and forgets it. */
   endModernRequest (session: Session): void {
-    const client = this.modernRequests.get(session)
-    if (client !== undefined) {
+    const taken = this.modernRequests.get(session)
+    if (taken !== undefined) {
       this.modernRequests.delete(session)
-      const left = (this.modernPerClient.get(client) ?? 1) - 1
-      if (left <= 0) this.modernPerClient.delete(client)
-      else this.modernPerClient.set(client, left)
+      const left = (this.modernPerClient.get(taken.client) ?? 1) - 1
+      if (left <= 0) this.modernPerClient.delete(taken.client)
+      else this.modernPerClient.set(taken.client, left)
+      this.inflightBytes.give(taken.client, taken.bytes)
     }
     session.close('request answered')
   }

@@ -3,7 +3,7 @@ import { isRecord } from '../util/is-record.js'
 import type { Add, OptionsProblem } from './engine/problems.js'
 import { strict } from './engine/schema.js'
 import { httpRouteProperties, httpRules } from './http.js'
-import { protocolRules, serverProperties } from './server.js'
+import { inflightRules, protocolRules, serverProperties } from './server.js'
 
 export const PluginOptionsSchema = Type.Object({ ...serverProperties, ...httpRouteProperties }, strict)
 /** Options of `fastify.register(mcp, opts)`: the app owns the listener, so no `port`/`host`. */
@@ -18,6 +18,7 @@ export function pluginRules (options: unknown): OptionsProblem[] {
   const add: Add = (path, message) => { problems.push({ path, message }) }
   if (!isRecord(options)) return problems
   protocolRules(options, add)
+  inflightRules(options, options.bodyLimit, 'bodyLimit', add)
   for (const key of ['port', 'host']) {
     if (key in options) {
       add(key, `not a plugin option: the Fastify app owns the listener; pass ${key} to app.listen({ ${key} })`)

@@ -3,6 +3,7 @@ import { McpCore } from '../../src/protocol/core.js'
 import { classifyMessage, type JsonRpcMessage } from '../../src/jsonrpc/messages.js'
 import type { Principal } from '../../src/protocol/principal.js'
 import { Session } from '../../src/protocol/session.js'
+import { testCaller } from '../helpers/caller.js'
 
 const SUB = 'io.modelcontextprotocol/subscriptionId'
 const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'listen', version: '1.0.0' } }
@@ -38,12 +39,12 @@ function setup (listen?: Partial<NonNullable<ConstructorParameters<typeof McpCor
     let nextId = 1
     function listen (notifications: unknown, id: string | number = `listen:${nextId++}`): { id: string | number, done: Promise<void> } {
       const params = notifications === undefined ? {} : { notifications }
-      const done = core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }), session.principal)
+      const done = core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }), testCaller(session.principal))
       listens.set(id, done)
       return { id, done }
     }
     async function cancel (requestId: string | number): Promise<void> {
-      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } }), session.principal)
+      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } }), testCaller(session.principal))
     }
     const of = (id: string | number) => sent.filter((m) => m.params?._meta?.[SUB] === id || m.result?._meta?.[SUB] === id)
     return { session, sent, listen, cancel, of }
@@ -53,7 +54,7 @@ function setup (listen?: Partial<NonNullable<ConstructorParameters<typeof McpCor
     const session = new Session(`l${++ids}`, { send: (message: JsonRpcMessage) => { sent.push(message) }, close: () => {} })
     core.addSession(session)
     const request = async (id: number, method: string, params: Record<string, unknown>) => {
-      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, params }), session.principal)
+      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, params }), testCaller(session.principal))
       return sent.find((m) => m.id === id)
     }
     await request(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'l', version: '0' } })
@@ -168,12 +169,12 @@ t.test('only the kinds the server offers are honoured, as its capabilities say',
   session.protocolVersion = MODERN
   core.tool({ name: 'only_tools' }, async () => ({ content: [] }))
   const request = { jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true } } }
-  const done = core.dispatcher.dispatch(session, classifyMessage(request), session.principal)
+  const done = core.dispatcher.dispatch(session, classifyMessage(request), testCaller(session.principal))
   t.same(sent[0].params.notifications, { toolsListChanged: true }, 'no prompts, no resources: not promised')
   await core.closeListenStreams()
   await done
   core.resource({ uri: 'mem://{id}', name: 'templated' }, async (uri) => ({ contents: [{ uri, text: '' }] }))
-  const again = core.dispatcher.dispatch(session, classifyMessage({ ...request, id: 2 }), session.principal)
+  const again = core.dispatcher.dispatch(session, classifyMessage({ ...request, id: 2 }), testCaller(session.principal))
   t.same(sent.at(-1).params.notifications, { toolsListChanged: true, resourcesListChanged: true }, 'a template is a resource offer')
   await core.closeListenStreams()
   await again
