@@ -84,8 +84,8 @@ export interface CoreOptions extends Partial<ProtocolLimits> {
   cache?: CacheSettings | undefined
   /** `requestState` signing of 2026-07-28 multi-round-trip requests (the `requestState` option). */
   requestState?: RequestStateOptions | undefined
-  /** Bounds of listen streams; the schema defaults when absent. */
-  listen?: Readonly<ListenLimits> | undefined
+  /** Bounds of listen streams; the schema defaults for those absent. */
+  listen?: Readonly<Partial<ListenLimits>> | undefined
   /** OpenTelemetry spans and metrics; default on (they cost nothing until an SDK is registered). */
   telemetry?: Readonly<TelemetrySettings> | undefined
   /** The protocol's extensions (MCP Apps, Skills), built over the core's registry; default none. */
@@ -142,8 +142,9 @@ export class McpCore implements MCPRegistryApi {
       ownsStore: options.taskStore === undefined,
       ttlMs: tasks.ttlMs,
       pollIntervalMs: tasks.pollIntervalMs,
-      limits: { maxTasks: tasks.maxTasks, maxTasksPerOwner: tasks.maxTasksPerPrincipal },
-      logger: options.logger
+      limits: { maxTasks: tasks.maxTasks, maxTasksPerOwner: tasks.maxTasksPerPrincipal, maxBytes: tasks.maxBytes, maxBytesPerOwner: tasks.maxBytesPerPrincipal },
+      logger: options.logger,
+      onLimit: (limit) => { this.telemetry.limitRefusal(limit) }
     })
     this.listen = new ListenHub({ ...LISTEN_DEFAULTS, ...options.listen })
     this.changeListeners.add(this.listen)

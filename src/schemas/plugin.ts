@@ -24,7 +24,7 @@ export function pluginRules (options: unknown): OptionsProblem[] {
       add(key, `not a plugin option: the Fastify app owns the listener; pass ${key} to app.listen({ ${key} })`)
     }
   }
-  const timeouts: Record<string, string> = { requestReadTimeoutMs: 'Fastify({ requestTimeout })', headersTimeoutMs: 'Fastify({ http: { headersTimeout } })' }
+  const timeouts: Record<string, string> = { requestReadTimeoutMs: 'Fastify({ requestTimeout })', headersTimeoutMs: 'Fastify({ http: { headersTimeout } })', trustProxy: 'Fastify({ trustProxy })' }
   for (const [key, where] of Object.entries(timeouts)) {
     if (key in options) add(key, `not a plugin option: the Fastify app owns the listener; set ${where} (see the README)`)
   }

@@ -129,8 +129,15 @@ export function serverRules (options: unknown): OptionsProblem[] {
   return problems
 }
 
-/** `protocols` naming a generation twice is a typo worth naming (the schema would only say "unique"). */
+/**
+ * `protocols` naming a generation twice is a typo worth naming (the schema would only say
+ * "unique"); a task bound of all clients below one client's share would be the real bound.
+ */
 export function protocolRules (options: Record<string, unknown>, add: Add): void {
+  const tasks = options.tasks
+  if (isRecord(tasks) && typeof tasks.maxBytes === 'number' && typeof tasks.maxBytesPerPrincipal === 'number' && tasks.maxBytes < tasks.maxBytesPerPrincipal) {
+    add('tasks.maxBytes', `${tasks.maxBytes} is smaller than tasks.maxBytesPerPrincipal (${tasks.maxBytesPerPrincipal}), which it includes: raise it, or lower tasks.maxBytesPerPrincipal`)
+  }
   const protocols = options.protocols
   if (!Array.isArray(protocols)) return
   const seen = new Set<unknown>()

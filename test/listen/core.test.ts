@@ -216,7 +216,7 @@ t.test('a client cancel or a closed session frees the stream; no answer is sent'
   t.equal(core.listen.size, 0, 'a closed session frees its streams')
 })
 
-t.test('bounds: streams overall, per principal; unauthenticated callers share only the overall bound', async (t) => {
+t.test('bounds: streams overall, per principal; an unauthenticated caller is its own client', async (t) => {
   const { core, modern } = setup({ maxStreams: 3, maxStreamsPerPrincipal: 2 })
   const bob = modern({ principal: { method: 'apikey', kind: 'key', subject: 'apikey:b0b', scopes: [], claims: {} } })
   const bobAgain = modern({ principal: { method: 'apikey', kind: 'key', subject: 'apikey:b0b', scopes: [], claims: {} } })
@@ -224,10 +224,10 @@ t.test('bounds: streams overall, per principal; unauthenticated callers share on
   bob.listen({ toolsListChanged: true }, 1)
   bobAgain.listen({ toolsListChanged: true }, 1)
   await bobAgain.listen({ toolsListChanged: true }, 2).done
-  t.match(bobAgain.sent.find((m) => m.id === 2).error, { code: -32603, data: { limit: 'maxStreamsPerPrincipal', max: 2 } }, 'the same principal over two connections counts once')
+  t.match(bobAgain.sent.find((m) => m.id === 2).error, { code: -32603, data: { limit: 'listen.maxStreamsPerPrincipal', max: 2 } }, 'the same principal over two connections counts once')
   anon.listen({ toolsListChanged: true }, 1)
   await anon.listen({ toolsListChanged: true }, 2).done
-  t.match(anon.sent.find((m) => m.id === 2).error, { code: -32603, data: { limit: 'maxStreams', max: 3 } })
+  t.match(anon.sent.find((m) => m.id === 2).error, { code: -32603, data: { limit: 'listen.maxStreams', max: 3 } })
   t.equal(core.listen.size, 3)
   await core.closeListenStreams()
   t.equal(core.listen.size, 0)

@@ -91,7 +91,7 @@ t.test('closing the stream frees it; the overall bound refuses more until then',
   await first.next()
   const refused = await listen(base, 'b', { toolsListChanged: true })
   t.equal(refused.status, 200)
-  t.match(JSON.parse(await refused.text()), { jsonrpc: '2.0', id: 'b', error: { code: -32603, data: { limit: 'maxStreams', max: 1 } } })
+  t.match(JSON.parse(await refused.text()), { jsonrpc: '2.0', id: 'b', error: { code: -32603, data: { limit: 'listen.maxStreams', max: 1 } } })
   first.destroy()
   await waitFor(() => openStreams(app) === 0, 5000, 'the closed stream to be freed')
   const again = await listen(base, 'c', { toolsListChanged: true })

@@ -26,8 +26,12 @@ export interface Keys {
   task: (taskId: string) => string
   /** Zset: every task id -> expiry, for `maxTasks`. */
   tasks: string
-  /** Zset: one owner's task ids -> expiry, for `maxTasksPerPrincipal`. */
-  ownerTasks: (ownerDigest: string) => string
+  /** Zset: one client's task ids -> expiry, for `maxTasksPerPrincipal`. */
+  ownerTasks: (clientDigest: string) => string
+  /** Hash: every task's weight in bytes by id, their sum in `#`, for `tasks.maxBytes`. */
+  taskBytes: string
+  /** Hash: one client's task weights and their sum, for `tasks.maxBytesPerPrincipal`. */
+  ownerTaskBytes: (clientDigest: string) => string
 }
 
 export function keysOf (namespace: string): Keys {
@@ -49,6 +53,8 @@ export function keysOf (namespace: string): Keys {
     live: `${ns}:live`,
     task: (taskId) => `${ns}:t:${taskId}`,
     tasks: `${ns}:tasks`,
-    ownerTasks: (digest) => `${ns}:to:${digest}`
+    ownerTasks: (digest) => `${ns}:to:${digest}`,
+    taskBytes: `${ns}:tb`,
+    ownerTaskBytes: (digest) => `${ns}:tob:${digest}`
   }
 }
