@@ -54,8 +54,8 @@ export const httpRouteProperties = {
   maxSessions: Defaulted(Type.Integer({ minimum: 1, default: 10000 })),
   /**
    * Concurrent sessions of one client, so that no client can take every slot: with `auth` a
-   * client is its identity (method, issuer, subject); without, its remote address (`request.ip`,
-   * so set Fastify's `trustProxy` behind a proxy; IPv6 by /64 prefix). Further sessions get 429
+   * client is its identity (method, issuer, subject); without, its remote address (`request.ip`:
+   * behind a proxy set `trustProxy`, Fastify's for the plugin; IPv6 by /64 prefix). Further sessions get 429
    * with Retry-After. In `stateless` mode every request in flight is a session. Default 100.
    */
   maxSessionsPerClient: Defaulted(Type.Integer({ minimum: 1, default: 100 })),

@@ -1,15 +1,15 @@
 // A subscriptions/listen stream ends when the guard stops accepting the token that opened it, as
-// GET streams do (issue 19, item 5): a short-lived JWT, a raw socket as an attacker would hold it,
-// the stream delivering until the token expires, then its graceful end and nothing after.
+// GET streams do (issue 19, item 5): a short-lived RS256 JWT verified against a JWKS served on
+// loopback, a raw socket as an attacker would hold it, the stream delivering until the token
+// expires, then its graceful end and nothing after.
 import t from 'tap'
 import Fastify from 'fastify'
 import mcp from '../../src/index.js'
 import { bearer } from '../helpers/auth-app.js'
-import { nowSeconds, signHmac } from '../helpers/auth-keys.js'
+import { makeKey, nowSeconds, signWith, startJwksServer } from '../helpers/auth-keys.js'
 import { headersFor, modern } from '../helpers/modern.js'
 import { messageOf, raw } from '../fixtures/streamable-raw.js'
 
-const SECRET = 'listen-expiry-shared-secret-0123456789abcdef'
 const ISSUER = 'https://idp.test'
 const SUB = 'io.modelcontextprotocol/subscriptionId'
 
@@ -25,16 +25,19 @@ async function within<T> (ms: number, promise: Promise<T>, what: string): Promis
 }
 
 t.test('a listen stream ends with its token: the complete result, then nothing more', async (t) => {
+  const key = makeKey('RS256', 'listen-expiry')
+  const jwks = await startJwksServer([key])
+  t.teardown(() => jwks.close())
   const app = Fastify({ forceCloseConnections: true })
   t.teardown(() => app.close())
   // No clock tolerance: the token is refused the moment its exp passes.
-  await app.register(mcp, { auth: { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'], issuer: ISSUER, clockToleranceSeconds: 0 } } })
+  await app.register(mcp, { auth: { type: 'jwt', options: { jwksUri: jwks.url, algorithms: ['RS256'], issuer: ISSUER, clockToleranceSeconds: 0 } } })
   app.mcp.tool({ name: 'first' }, async () => ({ content: [] }))
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
 
   // Long enough to open the stream on a busy machine, short enough to wait for.
   const expiresAt = nowSeconds() + 3
-  const shortLived = signHmac(SECRET, { iss: ISSUER, sub: 'alice', exp: expiresAt })
+  const shortLived = signWith(key, { iss: ISSUER, sub: 'alice', exp: expiresAt })
   const body = modern('L', 'subscriptions/listen', { notifications: { toolsListChanged: true } })
   const stream = await raw(`${base}/mcp`, 'POST', { ...headersFor(body), ...bearer(shortLived) }, body)
   t.teardown(() => { stream.destroy() })
@@ -55,7 +58,7 @@ t.test('a listen stream ends with its token: the complete result, then nothing m
   const refused = await raw(`${base}/mcp`, 'POST', { ...headersFor(body), ...bearer(shortLived) }, body)
   t.equal(refused.status, 401, 'the same token cannot listen again')
   await refused.text()
-  const fresh = signHmac(SECRET, { iss: ISSUER, sub: 'alice', exp: nowSeconds() + 300 })
+  const fresh = signWith(key, { iss: ISSUER, sub: 'alice', exp: nowSeconds() + 300 })
   const again = await raw(`${base}/mcp`, 'POST', { ...headersFor(body), ...bearer(fresh) }, body)
   t.teardown(() => { again.destroy() })
   t.equal(messageOf(await again.next()).method, 'notifications/subscriptions/acknowledged', 'a fresh token listens again')
