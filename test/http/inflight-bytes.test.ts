@@ -64,8 +64,8 @@ t.test('a client holds maxInflightBytesPerClient in flight, all clients maxInfli
 
 t.test('options: a client\'s share below one message is refused, as is an overall bound below it', async (t) => {
   const { resolvePluginOptions, resolveServerOptions } = await import('../../src/schemas/resolve.js')
-  t.throws(() => resolvePluginOptions({ maxInflightBytesPerClient: 1024 * KB }), { problems: [{ path: 'maxInflightBytesPerClient', message: /smaller than bodyLimit \(4194304\)/ }] })
-  t.throws(() => resolveServerOptions({ maxInflightBytesPerClient: 1024 * KB }), { problems: [{ path: 'maxInflightBytesPerClient', message: /smaller than maxMessageBytes/ }] })
-  t.throws(() => resolveServerOptions({ maxInflightBytes: 8192 * KB }), { problems: [{ path: 'maxInflightBytes', message: /smaller than maxInflightBytesPerClient/ }] })
+  t.throws(() => resolvePluginOptions({ maxInflightBytesPerClient: 1024 * KB }), { message: /maxInflightBytesPerClient: .*smaller than bodyLimit \(4194304\)/ })
+  t.throws(() => resolveServerOptions({ maxInflightBytesPerClient: 1024 * KB }), { message: /maxInflightBytesPerClient: .*smaller than maxMessageBytes/ })
+  t.throws(() => resolveServerOptions({ maxInflightBytes: 8192 * KB }), { message: /maxInflightBytes: .*smaller than maxInflightBytesPerClient/ })
   t.equal(resolvePluginOptions({ bodyLimit: 1024 * KB, maxInflightBytesPerClient: 1024 * KB }).maxInflightBytesPerClient, 1024 * KB)
 })

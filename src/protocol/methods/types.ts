@@ -63,7 +63,7 @@ export function requireString (params: Record<string, unknown>, key: string): st
 export function requireUri (params: Record<string, unknown>, key: string, limits: ProtocolLimits): string {
   const uri = requireString(params, key)
   if (exceedsBytes(uri, limits.maxUriBytes)) {
-    throw new McpError(ErrorCode.InvalidParams, `params.${key} is longer than maxUriBytes (${limits.maxUriBytes} bytes)`, { maxUriBytes: limits.maxUriBytes })
+    throw new McpError(ErrorCode.InvalidParams, `params.${key} is longer than maxUriBytes (${limits.maxUriBytes} bytes)`, { maxUriBytes: limits.maxUriBytes, limit: 'maxUriBytes', max: limits.maxUriBytes })
   }
   return uri
 }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { createAuthGuard, type AuthGuard } from '../../auth/index.js'
 import type { CallerTransport } from '../../protocol/caller.js'
 import type { McpCore } from '../../protocol/core.js'
@@ -68,7 +68,11 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
     recordBodyLength(request, body)
     parseJson(request, body as string, done)
   })
-  app.setErrorHandler(transportErrorHandler)
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    // The one bound Fastify enforces for us: counted with the others.
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') core.telemetry.limitRefusal('bodyLimit')
+    return transportErrorHandler(error, request, reply)
+  })
   // No setNotFoundHandler: without a prefix it would take over the user's 404s.
 
   const guard = createOriginGuard({ allowOrigins: options.cors?.allowOrigins, allowedHosts: options.allowedHosts })

@@ -141,7 +141,9 @@ export class StdioRunner {
   private refuseOversize (): void {
     this.pending.length = 0
     this.pendingBytes = 0
-    this.session.send(failure(null, ErrorCode.InvalidRequest, `Invalid request: message larger than ${this.options.maxMessageBytes} bytes`))
+    const max = this.options.maxMessageBytes
+    this.core.telemetry.limitRefusal('maxMessageBytes')
+    this.session.send(failure(null, ErrorCode.InvalidRequest, `Invalid request: message larger than ${max} bytes`, { limit: 'maxMessageBytes', max }))
   }
 
   private handleLine (line: Buffer): void {
