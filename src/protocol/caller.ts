@@ -1,4 +1,4 @@
-import type { NetworkPeer } from '../telemetry/index.js'
+import type { HttpPeer } from './http.js'
 import { principalKey, type Principal } from './principal.js'
 
 /** The transport a message came in on. */
@@ -31,8 +31,8 @@ export interface Caller {
   /** The size of the message as received (the HTTP body, the stdio line), in bytes; 0 when unknown. */
   readonly bytes: number
   readonly transport: CallerTransport
-  /** The HTTP request that carried the message (undefined on stdio), for telemetry's `network.*` and `client.*`. */
-  readonly peer: NetworkPeer | undefined
+  /** The HTTP request that carried the message (undefined on stdio): `ctx.http`, and telemetry's `network.*` and `client.*`. */
+  readonly peer: HttpPeer | undefined
 }
 
 /** The client key of an authenticated caller: its identity, so that every token of one identity counts as one client. */

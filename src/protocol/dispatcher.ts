@@ -65,7 +65,8 @@ export class Dispatcher {
    * sent it, as the transport knows (see {@link Caller}): its principal, verified for the transport
    * request that carried this message, is what handlers see as `ctx.auth`. It is not the session's:
    * a session stays bound to the identity that opened it, while each request may come with another
-   * credential of that identity (fewer scopes, a refreshed token).
+   * credential of that identity (fewer scopes, a refreshed token). Its peer, the HTTP request that
+   * carried the message (undefined on stdio), is what handlers see as `ctx.http`.
    */
   async dispatch (session: Session, classified: ClassifiedMessage, caller: Caller): Promise<void> {
     session.lastActivity = Date.now()
@@ -103,7 +104,7 @@ export class Dispatcher {
    */
   private async handleRequest (session: Session, request: JsonRpcRequest, caller: Caller, operation: ServerOperation | undefined): Promise<void> {
     // A modern session was admitted by the ladder (protocol/modern/ladder.ts) and is ready by construction.
-    const modern = session.era === 'modern'
+    const modern = session.generation === 'modern'
     const method = (modern ? MODERN_METHODS : LEGACY_METHODS).get(request.method)
     if (method === undefined) {
       this.refuse(session, request.id, failure(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method.slice(0, 128)}`), operation)
@@ -120,7 +121,7 @@ export class Dispatcher {
       this.refuse(session, request.id, failure(request.id, ErrorCode.InvalidRequest, `Too many requests in flight on this session (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max, limit: 'maxInflightRequests', max }), operation)
       return
     }
-    // A 2026-07-28 request took its bytes when it was admitted (McpCore.beginModernRequest).
+    // A 2026-07-28 request took its bytes when it was admitted (ProtocolServer.beginModernRequest).
     const client = modern ? undefined : session.client ?? caller.client
     const bytes = caller.bytes
     if (client !== undefined) {
@@ -134,7 +135,7 @@ export class Dispatcher {
     const params = request.params ?? {}
     const inflight = session.beginRequest(request.id)
     const meta = params._meta as Record<string, unknown> | undefined
-    const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs, caller.principal)
+    const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs, caller.principal, caller.peer)
     if (operation !== undefined) ctx.observe(operation)
     const env: MethodEnv = { registry: this.registry, session, ctx, caller, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks, requestState: this.requestState, listen: this.listen, extensionMethods: this.extensionMethods }
     try {

@@ -3,9 +3,10 @@
 // bodyLimit (4 GB) per session in a slow tool's arguments. Raw HTTP from three loopback addresses
 // (three hosts without auth), 2025-11-25 sessions and 2026-07-28 requests.
 import t from 'tap'
-import { catalogApp, waitFor } from '../fixtures/http-app.js'
-import { BOTH, openSession, openSessionWith, raw } from '../fixtures/streamable-raw.js'
+import { catalogApp } from '../helpers/serve.js'
+import { BOTH, openSession, openSessionWith, raw } from '../helpers/streamable-raw.js'
 import { headersFor, modern } from '../helpers/modern.js'
+import { until } from '../helpers/wait.js'
 
 const KB = 1024
 const pad = (bytes: number): string => 'a'.repeat(bytes)
@@ -29,14 +30,14 @@ t.test('a client holds maxInflightBytesPerClient in flight, all clients maxInfli
 
   const first = await openSession(url)
   const held = [call(first, 1, 900 * KB, '127.0.0.1'), call(first, 2, 900 * KB, '127.0.0.1')]
-  await waitFor(() => entered === 2, 5000, 'two slow calls in flight')
+  await until(() => entered === 2, { what: 'two slow calls in flight' })
   const over = await call(first, 3, 900 * KB, '127.0.0.1')
   t.match(JSON.parse(await over.text()), {
     id: 3,
     error: { code: -32600, message: /Too many bytes in flight: the requests of one client being handled may hold 2097152 bytes \(maxInflightBytesPerClient\)/, data: { limit: 'maxInflightBytesPerClient', max: 2048 * KB } }
   })
   const small = call(first, 4, 10, '127.0.0.1')
-  await waitFor(() => entered === 3, 5000, 'a small call still fits')
+  await until(() => entered === 3, { what: 'a small call still fits' })
   t.equal(entered, 3, 'the refused call never ran')
 
   // Another host is another client (a session counts against the client that opened it), until
@@ -44,7 +45,7 @@ t.test('a client holds maxInflightBytesPerClient in flight, all clients maxInfli
   const from = async (address: string): Promise<string> => await openSessionWith(url, {}, '2025-11-25', {}, { localAddress: address })
   const second = await from('127.0.0.2')
   held.push(call(second, 1, 900 * KB, '127.0.0.2'), small)
-  await waitFor(() => entered === 4, 5000, 'another client\'s call')
+  await until(() => entered === 4, { what: 'another client\'s call' })
   const third = await from('127.0.0.3')
   const overall = await call(third, 1, 900 * KB, '127.0.0.3')
   t.match(JSON.parse(await overall.text()), { error: { code: -32600, data: { limit: 'maxInflightBytes', max: 3072 * KB } } })

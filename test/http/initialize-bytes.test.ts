@@ -7,8 +7,9 @@ import Fastify from 'fastify'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import mcp from '../../src/index.js'
-import { endpointOf, listeningCatalogApp, openRawStream } from '../fixtures/http-app.js'
-import { BOTH, raw } from '../fixtures/streamable-raw.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
+import { BOTH, raw } from '../helpers/streamable-raw.js'
 import { redisTest, startRedis } from '../helpers/redis-server.js'
 
 const padded = (bytes: number): Record<string, unknown> => ({ protocolVersion: '2025-11-25', capabilities: { experimental: { pad: 'c'.repeat(bytes) } }, clientInfo: { name: 'big', version: '1' } })

@@ -5,7 +5,7 @@
 // HTTP clients on 127.0.0.2 and 127.0.0.3 and the server.
 import t, { type Test } from 'tap'
 import { MCPServer } from '../../src/index.js'
-import { BOTH, raw } from '../fixtures/streamable-raw.js'
+import { BOTH, raw } from '../helpers/streamable-raw.js'
 import { haproxyTest, startHaproxy } from '../helpers/haproxy.js'
 
 const INITIALIZE = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }

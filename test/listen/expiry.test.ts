@@ -8,21 +8,11 @@ import mcp from '../../src/index.js'
 import { bearer } from '../helpers/auth-app.js'
 import { makeKey, nowSeconds, signWith, startJwksServer } from '../helpers/auth-keys.js'
 import { headersFor, modern } from '../helpers/modern.js'
-import { messageOf, raw } from '../fixtures/streamable-raw.js'
+import { deadline, sleep } from '../helpers/wait.js'
+import { messageOf, raw } from '../helpers/streamable-raw.js'
 
 const ISSUER = 'https://idp.test'
 const SUB = 'io.modelcontextprotocol/subscriptionId'
-
-/** `promise`, or a failure naming `what` after `ms`. */
-async function within<T> (ms: number, promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => { reject(new Error(`${what} did not come within ${ms} ms`)) }, ms) })
-  try {
-    return await Promise.race([promise, late])
-  } finally {
-    clearTimeout(timer)
-  }
-}
 
 t.test('a listen stream ends with its token: the complete result, then nothing more', async (t) => {
   const key = makeKey('RS256', 'listen-expiry')
@@ -48,11 +38,11 @@ t.test('a listen stream ends with its token: the complete result, then nothing m
     'delivers while the token is valid')
 
   // Past the expiry, a change: an expired stream must not carry it.
-  await new Promise((resolve) => setTimeout(resolve, expiresAt * 1000 + 300 - Date.now()))
+  await sleep(expiresAt * 1000 + 300 - Date.now())
   app.mcp.tool({ name: 'third' }, async () => ({ content: [] }))
-  const end = messageOf(await within(5000, stream.next(), 'the stream\'s next message'))
+  const end = messageOf(await deadline(stream.next(), 5000, 'the stream\'s next message'))
   t.match(end, { jsonrpc: '2.0', id: 'L', result: { resultType: 'complete', _meta: { [SUB]: 'L' } } }, 'the server ended the subscription, and the change after it never came')
-  t.same(await within(5000, stream.rest(), 'the stream\'s end'), [], 'the HTTP stream ended with it')
+  t.same(await deadline(stream.rest(), 5000, 'the stream\'s end'), [], 'the HTTP stream ended with it')
   t.equal((app.mcp as unknown as { listen: { size: number } }).listen.size, 0, 'the stream is freed')
 
   const refused = await raw(`${base}/mcp`, 'POST', { ...headersFor(body), ...bearer(shortLived) }, body)
@@ -74,7 +64,7 @@ t.test('a token without expiry, or no auth: the stream stays open', async (t) =>
   const stream = await raw(`${base}/mcp`, 'POST', { ...headersFor(body), 'x-api-key': 'listen-expiry-key-aaaaaaaa' }, body)
   t.teardown(() => { stream.destroy() })
   await stream.next()
-  await new Promise((resolve) => setTimeout(resolve, 300))
+  await sleep(300)
   app.mcp.tool({ name: 'second' }, async () => ({ content: [] }))
   t.equal(messageOf(await stream.next()).method, 'notifications/tools/list_changed', 'an API key does not expire: still delivering')
 })

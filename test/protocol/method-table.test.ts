@@ -5,12 +5,14 @@
 import { PassThrough } from 'node:stream'
 import t, { type Test } from 'tap'
 import { METHOD_TABLE, type MethodRow } from '../../src/protocol/methods/table.js'
-import { McpCore } from '../../src/protocol/core.js'
+import { ProtocolServer } from '../../src/protocol/protocol-server.js'
 import { protocolExtensions } from '../../src/extensions/index.js'
 import { StdioRunner } from '../../src/transports/stdio/runner.js'
 import { registerCatalog } from '../fixtures/catalog.js'
-import { listeningCatalogApp, openRawStream, waitFor, type RawStream } from '../fixtures/http-app.js'
-import { BOTH, openSession, raw } from '../fixtures/streamable-raw.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { openRawStream, type RawStream } from '../helpers/sse-raw.js'
+import { BOTH, openSession, raw } from '../helpers/streamable-raw.js'
+import { until } from '../helpers/wait.js'
 import { collectJsonLines } from '../helpers/json-lines.js'
 import { MODERN, meta } from '../helpers/modern.js'
 import { memoryRig, startCluster } from '../helpers/scale-cluster.js'
@@ -150,7 +152,7 @@ t.test('2026-07-28 on Streamable HTTP: generations, caching, Mcp-Name and input 
 
 /** The stdio transport over in-memory pipes: a legacy client's raw JSON-RPC lines. */
 function legacyStdio (t: Test) {
-  const core = new McpCore({ name: 'table', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: { error: () => {} }, extensions: protocolExtensions({ directoryRead: true }) })
+  const core = new ProtocolServer({ name: 'table', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: { error: () => {} }, extensions: protocolExtensions({ directoryRead: true }) })
   registerCatalog(core)
   core.skill(TABLE_SKILL)
   const input = new PassThrough()
@@ -163,7 +165,7 @@ function legacyStdio (t: Test) {
   async function call (method: string, params: Record<string, unknown>): Promise<any> {
     const id = nextId++
     input.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n')
-    await waitFor(() => lines.some((line) => line.id === id), 5000, `the answer to ${method}`)
+    await until(() => lines.some((line) => line.id === id), { timeoutMs: 5000, what: `the answer to ${method}` })
     return lines.find((line) => line.id === id)
   }
   return { call }

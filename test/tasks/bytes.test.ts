@@ -4,9 +4,10 @@
 // keeps the same bounds (test/helpers/scale-contract.ts, run against a real redis-server).
 import t, { type Test } from 'tap'
 import { Type } from '../../src/index.js'
-import { catalogApp } from '../fixtures/http-app.js'
-import { raw } from '../fixtures/streamable-raw.js'
+import { catalogApp } from '../helpers/serve.js'
+import { raw } from '../helpers/streamable-raw.js'
 import { headersFor, modern, sseMessages } from '../helpers/modern.js'
+import { poll, sleep } from '../helpers/wait.js'
 
 const TASKS = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
 const KB = 1000
@@ -30,12 +31,8 @@ async function serve (t: Test, tasks: Record<string, number>) {
   async function echo (bytes: number, from: string): Promise<any> {
     const created = await rpc('tools/call', { name: 'echo', arguments: { bytes } }, from)
     if (created.error !== undefined) return created
-    const deadline = Date.now() + 5000
-    for (;;) {
-      const task = (await rpc('tasks/get', { taskId: created.result.taskId }, from)).result
-      if (task.status !== 'working' || Date.now() > deadline) return { result: task }
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
+    const read = async (): Promise<any> => (await rpc('tasks/get', { taskId: created.result.taskId }, from)).result
+    return { result: await poll(read, (task) => task.status !== 'working', { what: 'the echo task to end' }) }
   }
   return { app, rpc, echo }
 }
@@ -70,6 +67,6 @@ t.test('results leave the books at their TTL: the client has room again', async 
   const { echo } = await serve(t, { maxBytesPerPrincipal: 1_048_576, maxBytes: 2_097_152, ttlMs: 1500 })
   t.equal((await echo(900 * KB, '127.0.0.1')).result.status, 'completed')
   t.equal((await echo(900 * KB, '127.0.0.1')).result.status, 'failed')
-  await new Promise((resolve) => setTimeout(resolve, 1600))
+  await sleep(1600)
   t.equal((await echo(900 * KB, '127.0.0.1')).result.status, 'completed', 'the first result expired and freed its bytes')
 })

@@ -3,8 +3,8 @@
 // requests from two loopback addresses, as two hosts without credentials.
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { catalogApp } from '../fixtures/http-app.js'
-import { raw } from '../fixtures/streamable-raw.js'
+import { catalogApp } from '../helpers/serve.js'
+import { raw } from '../helpers/streamable-raw.js'
 import { headersFor, modern, sseMessages } from '../helpers/modern.js'
 
 const TASKS = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } }

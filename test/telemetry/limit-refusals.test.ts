@@ -2,9 +2,9 @@
 // name (issue 19, "Build"), and named to the client in `data.limit` where the answer is JSON-RPC:
 // one raw request past each of six bounds of one server, then one read of the counter.
 import t from 'tap'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
 import { installOtel } from '../fixtures/otel.js'
-import { BOTH, openSession, raw } from '../fixtures/streamable-raw.js'
+import { BOTH, openSession, raw } from '../helpers/streamable-raw.js'
 import { headersFor, modern, sseMessages } from '../helpers/modern.js'
 
 t.test('refusals past maxInitializeBytes, maxUriBytes, maxSubscriptions, bodyLimit, listen bounds: each named and counted once', async (t) => {

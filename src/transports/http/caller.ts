@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import type { AuthGuard } from '../../auth/index.js'
 import { principalClient, type Caller, type CallerTransport } from '../../protocol/caller.js'
 import type { Principal } from '../../protocol/principal.js'
-import type { NetworkPeer } from '../../telemetry/index.js'
+import type { HttpPeer } from '../../protocol/http.js'
 
 /** Where the JSON body parser leaves the body's length (see `setupHttp`); a symbol, so no name is added to users' requests. */
 export const kBodyLength = Symbol('fastify-mcp-server.bodyLength')
@@ -57,7 +57,7 @@ export class HttpCaller implements Caller {
     return this.forwardedBytes ?? (this.request as ParsedRequest)[kBodyLength] ?? 0
   }
 
-  get peer (): NetworkPeer {
+  get peer (): HttpPeer {
     return this.request.raw
   }
 }

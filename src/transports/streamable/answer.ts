@@ -1,10 +1,10 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import type { ClassifiedMessage, JsonRpcRequest } from '../../jsonrpc/messages.js'
 import type { Caller } from '../../protocol/caller.js'
 import type { Session } from '../../protocol/session.js'
-import type { HttpKit } from '../http/kit.js'
+import type { HttpPlumbing } from '../http/plumbing.js'
 import type { SessionDirectory, StreamableEntry } from '../scale-out/directory.js'
 import type { Acceptable } from './headers.js'
 import { modernStatusOf } from './modern-replies.js'
@@ -44,11 +44,11 @@ export function answerMode (accept: Acceptable, method: string): AnswerMode {
  * decides: the one path of every request, whichever generation and session kind it comes with.
  */
 export class Responder {
-  private readonly core: McpCore
+  private readonly core: ProtocolServer
   private readonly directory: SessionDirectory
-  private readonly http: HttpKit
+  private readonly http: HttpPlumbing
 
-  constructor (core: McpCore, directory: SessionDirectory, http: HttpKit) {
+  constructor (core: ProtocolServer, directory: SessionDirectory, http: HttpPlumbing) {
     this.core = core
     this.directory = directory
     this.http = http
@@ -79,7 +79,7 @@ export class Responder {
       channel.handlerDone(message.id)
       return reply
     }
-    const status = session.era === 'modern' ? modernStatusOf(channel.errorCodeOf(message.id), { ladder: false }) : 200
+    const status = session.generation === 'modern' ? modernStatusOf(channel.errorCodeOf(message.id), { ladder: false }) : 200
     const response = channel.takeResponse(message.id)
     // Cancelled: MCP sends no response, and 202 is the one non-answer clients expect.
     if (response === undefined) return await reply.code(202).send()
