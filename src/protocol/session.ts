@@ -65,6 +65,13 @@ export class Session {
    * caller of a request, whose own principal the dispatcher is given with each message.
    */
   readonly principal: Principal | undefined
+  /**
+   * The client this session counts against (`Caller.client`: its identity with auth, its address
+   * without), set by the transport that opened it, so that a request on it need not work the key
+   * out again. Undefined for a session rebuilt from a record on another instance: the caller's key
+   * is used then.
+   */
+  client: string | undefined
   state: SessionState = 'new'
   /**
    * Which protocol generation the session speaks. `legacy`: a conversation opened by `initialize`

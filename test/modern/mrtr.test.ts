@@ -6,6 +6,7 @@ import type { Principal } from '../../src/protocol/principal.js'
 import { InflightRequest } from '../../src/protocol/inflight.js'
 import { RequestContext } from '../../src/protocol/request-context.js'
 import { Session } from '../../src/protocol/session.js'
+import { testCaller } from '../helpers/caller.js'
 
 // Multi-round-trip requests at the dispatcher, with throwaway per-request
 // sessions marked modern, the way the 2026-07-28 transports hand requests over.
@@ -37,7 +38,7 @@ function makeCore (requestState?: { secret?: string, ttlMs?: number }) {
     session.protocolVersion = '2026-07-28'
     session.clientCapabilities = options.capabilities ?? ALL
     const id = ids
-    await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, params }), options.principal)
+    await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, params }), testCaller(options.principal))
     const reply = sent.find((message) => 'id' in message && message.id === id) as any
     t.ok(reply, `${method} was answered`)
     t.notOk(sent.some((message) => 'method' in message && 'id' in message), 'no request ever goes to a 2026 client')

@@ -54,7 +54,7 @@ export const subscribe: MethodHandler = (params, { registry, session, limits }) 
   if (registry.findResource(uri) === undefined) throw notFound(uri, session)
   const max = limits.maxSubscriptions
   if (session.subscriptions.size >= max && !session.subscriptions.has(uri)) {
-    throw new McpError(ErrorCode.InvalidRequest, `this session holds ${max} subscriptions (maxSubscriptions); unsubscribe first`, { maxSubscriptions: max })
+    throw new McpError(ErrorCode.InvalidRequest, `this session holds ${max} subscriptions (maxSubscriptions); unsubscribe first`, { maxSubscriptions: max, limit: 'maxSubscriptions', max })
   }
   session.subscriptions.add(uri)
   return {}
