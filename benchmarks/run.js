@@ -294,7 +294,7 @@ async function runOne (workload, name, run, log) {
   quietBudgetLeft = Math.max(0, quietBudgetLeft - (performance.now() - waitStart) / 1000)
   let server
   try {
-    const profiling = config.profile && (name === 'ours' || name === 'candidate')
+    const profiling = config.profile && (name === 'ours' || name === 'ours-2025' || name === 'candidate')
     // A deployment of several processes (scale-out) has its own starter; every other server is one script.
     const start = workload.start?.[name] ?? (async () => await startServer(script, {
       stdio: workload.stdio,
