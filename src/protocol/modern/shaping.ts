@@ -5,18 +5,6 @@ import { shallowCopy } from '../../util/shallow-copy.js'
 
 const CACHEABLE = methodsWith('cacheable')
 
-// One `_meta` object for every result that brings none of its own: frozen, shared, serialized as is.
-const sharedMeta = new WeakMap<ModernSettings, Readonly<Record<string, unknown>>>()
-
-function metaOf (settings: ModernSettings): Readonly<Record<string, unknown>> {
-  let meta = sharedMeta.get(settings)
-  if (meta === undefined) {
-    meta = Object.freeze({ [META_SERVER_INFO]: settings.serverInfo })
-    sharedMeta.set(settings, meta)
-  }
-  return meta
-}
-
 /**
  * What every 2026-07-28 result carries beyond the method's own fields:
  * `resultType` (`complete` unless the handler chose another, such as
@@ -39,7 +27,7 @@ export function shapeModernResult (method: string, result: Record<string, unknow
     meta[META_SERVER_INFO] = settings.serverInfo
     result._meta = meta
   } else {
-    result._meta = metaOf(settings)
+    result._meta = settings.resultMeta
   }
   if (result.resultType !== 'complete' || !CACHEABLE.has(method)) return result
   const cache = settings.cache.of(method)
