@@ -16,7 +16,7 @@ import { rotate, quietGate } from './lib/rotation.js'
 import { measureMcpCalls } from './lib/mcp-load.js'
 import { machineInfo, distFingerprint } from './lib/report.js'
 import { writeSection, loadNote, provenance, commandLine } from './lib/sections.js'
-import { CALLED_TOOL, argumentsOf, catalogOf, expectedInAnswer } from './catalog/catalog.js'
+import { CALLED_TOOL, argumentsOf, catalogOf, expectedInAnswer, writeCatalogFile } from './catalog/catalog.js'
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
 const env = process.env
@@ -48,6 +48,12 @@ const SERVERS = {
 if (config.candidate !== undefined && !config.servers.includes('candidate')) config.servers.splice(1, 0, 'candidate')
 
 const large = catalogOf('large')
+const catalogFiles = new Map()
+/** The catalog as JSON, written once per size: servers start without generating it. */
+const catalogFile = (size) => {
+  if (!catalogFiles.has(size)) catalogFiles.set(size, writeCatalogFile(size, join(HERE, '.tmp')))
+  return catalogFiles.get(size)
+}
 const called = large.tools.find((t) => t.name === CALLED_TOOL)
 const lastTool = large.tools.at(-1).name
 const WORKLOADS = {
@@ -92,7 +98,7 @@ async function main () {
       .map((name) => ({
         name,
         describe,
-        start: () => startServer(SERVERS[name].script, { env: { BENCH_CATALOG: SERVERS[name].size, ...SERVERS[name].env } }),
+        start: () => startServer(SERVERS[name].script, { env: { BENCH_CATALOG: SERVERS[name].size, BENCH_CATALOG_FILE: catalogFile(SERVERS[name].size), ...SERVERS[name].env } }),
         measure: (server) => measure(server, { workload, generation })
       }))
     log(`\n== ${key}: ${WORKLOADS[workload].title}`)

@@ -7,7 +7,9 @@
 // Sizes: `large` (100 tools, 20 prompts, 50 resources), `demo` (the shape of
 // examples/demo-server.js: 4 tools, 1 prompt, 2 resources), `one` (the called tool alone: what
 // 100 tools cost beside 1), `hello` (the `add` tool of the published hello-world comparisons).
-import { arr, bool, int, num, obj, opt, ref, sample, str } from './dsl.js'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { arr, bool, int, num, obj, opt, ref, sample, str, toJsonSchema } from './dsl.js'
 
 const ID = (prefix) => str({ pattern: `^${prefix}_[A-Za-z0-9]{8,32}$`, example: `${prefix}_7Hq2KfL9xZ`, description: 'Stable identifier' })
 const DATE = str({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', example: '2026-07-28', description: 'Calendar date, YYYY-MM-DD' })
@@ -131,9 +133,12 @@ function allResources () {
 }
 
 /**
- * The catalog of a given size: `{ tools, prompts, resources, defs }`. Tools carry `input` and
- * `output` in the DSL (turned into JSON Schema or zod by each server) and `result(args)`, the
- * structured output a call returns: the same handler body on every framework.
+ * The catalog of a given size, as plain JSON (`writeCatalogFile` saves it for servers started
+ * cold): `{ tools, prompts, resources, defs }`. A tool carries its schemas twice: `input` and
+ * `output` in the DSL (each SDK server builds its zod schemas from them, as its users' code would
+ * at start-up) and `inputSchema` and `outputSchema` as the JSON Schemas ours is given (as its
+ * users write them: literals); `template` is the structured output its handler returns
+ * (`toolHandler`), the same handler body on every framework.
  */
 export function catalogOf (size) {
   const tools = allTools()
@@ -145,15 +150,28 @@ export function catalogOf (size) {
   }[size]
   if (pick === undefined) throw new Error(`unknown catalog size ${size} (large, demo, one, hello)`)
   const chosen = pick()
-  for (const tool of chosen.tools) tool.result = resultOf(tool)
-  return { ...chosen, defs: DEFS }
+  const described = chosen.tools.map((tool) => ({
+    ...tool,
+    inputSchema: toJsonSchema(tool.input, DEFS),
+    outputSchema: tool.output === undefined ? undefined : toJsonSchema(tool.output, DEFS),
+    template: tool.output === undefined ? undefined : sample(tool.output, DEFS)
+  }))
+  return { ...chosen, tools: described, defs: DEFS }
 }
 
-/** A tool's handler body: its sample output, echoing the caller's id where the output has one. */
-function resultOf (tool) {
-  if (tool.output === undefined) return ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] })
-  const template = sample(tool.output, DEFS)
-  return (args) => {
+/** Saves `catalogOf(size)` as JSON under `dir` and returns the file's path (BENCH_CATALOG_FILE). */
+export function writeCatalogFile (size, dir) {
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, `catalog-${size}.json`)
+  writeFileSync(file, JSON.stringify(catalogOf(size)))
+  return file
+}
+
+/** A tool's handler: its sample output, echoing the caller's id and record where the output has them. */
+export function toolHandler (tool) {
+  if (tool.template === undefined) return async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] })
+  const template = tool.template
+  return async (args) => {
     const structuredContent = { ...template }
     if (typeof args.id === 'string' && 'id' in structuredContent) structuredContent.id = args.id
     if (args.record !== undefined && 'record' in structuredContent) structuredContent.record = args.record

@@ -2,7 +2,7 @@
 // with plain JSON Schemas (shared definitions under `$defs`, referenced with `$ref`),
 // `server.prompt()`, `server.resource()`. Over HTTP, one MCPServer answers both generations on
 // /mcp (2025-11-25 sessions and 2026-07-28 stateless requests); over stdio, either.
-import { toJsonSchema } from '../catalog/dsl.js'
+import { toolHandler } from '../catalog/catalog.js'
 import { catalogSettings } from './catalog-env.js'
 import { control, ready, unavailable } from './control.js'
 import { SERVER_INFO, loadOurs } from './shared.js'
@@ -20,10 +20,10 @@ if (MCPServer !== undefined) {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: toJsonSchema(tool.input, catalog.defs),
-      ...(tool.output === undefined ? {} : { outputSchema: toJsonSchema(tool.output, catalog.defs) }),
+      inputSchema: tool.inputSchema,
+      ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
       annotations: tool.annotations
-    }, async (args) => tool.result(args))
+    }, toolHandler(tool))
   }
   for (const prompt of catalog.prompts) {
     server.prompt({ name: prompt.name, description: prompt.description, arguments: prompt.args }, async (args) => ({

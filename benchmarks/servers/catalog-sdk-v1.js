@@ -7,6 +7,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import * as z from 'zod/v4'
 import { zodShape } from '../catalog/dsl.js'
+import { toolHandler } from '../catalog/catalog.js'
 import { catalogSettings } from './catalog-env.js'
 import { control, ready } from './control.js'
 import { serveSdkStreamable } from './sdk-streamable-app.js'
@@ -18,6 +19,7 @@ const { transport, port, catalog } = catalogSettings()
 const shared = new Map()
 const tools = catalog.tools.map((tool) => ({
   tool,
+  handler: toolHandler(tool),
   inputSchema: zodShape(tool.input, z, catalog.defs, shared),
   outputSchema: tool.output === undefined ? undefined : zodShape(tool.output, z, catalog.defs, shared)
 }))
@@ -28,14 +30,14 @@ const prompts = catalog.prompts.map((prompt) => ({
 
 function createServer () {
   const server = new McpServer(SERVER_INFO, { capabilities: { logging: {} } })
-  for (const { tool, inputSchema, outputSchema } of tools) {
+  for (const { tool, handler, inputSchema, outputSchema } of tools) {
     server.registerTool(tool.name, {
       title: tool.title,
       description: tool.description,
       inputSchema,
       ...(outputSchema === undefined ? {} : { outputSchema }),
       annotations: tool.annotations
-    }, async (args) => tool.result(args))
+    }, handler)
   }
   for (const { prompt, argsSchema } of prompts) {
     server.registerPrompt(prompt.name, { description: prompt.description, argsSchema }, async (args) => ({

@@ -11,6 +11,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio'
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from '@modelcontextprotocol/node'
 import * as z from 'zod'
 import { toZod } from '../catalog/dsl.js'
+import { toolHandler } from '../catalog/catalog.js'
 import { catalogSettings } from './catalog-env.js'
 import { control, ready } from './control.js'
 import { SERVER_INFO } from './shared.js'
@@ -22,6 +23,7 @@ const { transport, port, catalog } = catalogSettings()
 const shared = new Map()
 const tools = catalog.tools.map((tool) => ({
   tool,
+  handler: toolHandler(tool),
   inputSchema: toZod(tool.input, z, catalog.defs, shared),
   outputSchema: tool.output === undefined ? undefined : toZod(tool.output, z, catalog.defs, shared)
 }))
@@ -32,14 +34,14 @@ const prompts = catalog.prompts.map((prompt) => ({
 
 function factory () {
   const server = new McpServer(SERVER_INFO, { capabilities: { logging: {} } })
-  for (const { tool, inputSchema, outputSchema } of tools) {
+  for (const { tool, handler, inputSchema, outputSchema } of tools) {
     server.registerTool(tool.name, {
       title: tool.title,
       description: tool.description,
       inputSchema,
       ...(outputSchema === undefined ? {} : { outputSchema }),
       annotations: tool.annotations
-    }, async (args) => tool.result(args))
+    }, handler)
   }
   for (const { prompt, argsSchema } of prompts) {
     server.registerPrompt(prompt.name, { description: prompt.description, argsSchema }, async (args) => ({
@@ -55,8 +57,8 @@ function factory () {
 }
 
 if (transport === 'http') {
-  const handler = createMcpHandler(factory)
-  const serve = toNodeHandler(handler)
+  const mcpHandler = createMcpHandler(factory)
+  const serve = toNodeHandler(mcpHandler)
   // The Host and Origin guards its node:http example puts in front (ours checks both by default).
   const validateHost = localhostHostValidation()
   const validateOrigin = localhostOriginValidation()
@@ -64,7 +66,7 @@ if (transport === 'http') {
     if (!validateHost(req, res) || !validateOrigin(req, res)) return
     serve(req, res)
   }).listen(port, '127.0.0.1', () => {
-    control({ close: () => handler.close() })
+    control({ close: () => mcpHandler.close() })
     ready({ url: `http://127.0.0.1:${listener.address().port}` })
   })
 } else {
