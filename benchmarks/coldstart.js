@@ -22,6 +22,7 @@ import { machineInfo, distFingerprint } from './lib/report.js'
 import { writeSection, provenance, commandLine } from './lib/sections.js'
 import { machineCpu } from './lib/load.js'
 import { CLIENT_CAPABILITIES, LEGACY_VERSION, MODERN_VERSION, modernRequest } from './clients/mcp-http.js'
+import { SERVER_INFO } from './servers/shared.js'
 import { CALLED_TOOL, argumentsOf, catalogOf, expectedInAnswer, writeCatalogFile } from './catalog/catalog.js'
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
@@ -56,6 +57,8 @@ const SERVERS = {
   'sdk-v2': { label: 'SDK v2', script: 'catalog-sdk-v2.js', generations: ['2025', '2026'] }
 }
 if (config.candidate !== undefined && !config.servers.includes('candidate')) config.servers.splice(1, 0, 'candidate')
+
+class PortTaken extends Error {}
 
 /** The client's messages, in order: each but notifications waits for its answer. */
 function conversation (generation, tool) {
@@ -96,6 +99,9 @@ async function launch (name, { transport, size, generation }) {
       new Promise((resolve, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${config.timeoutMs} ms`)), config.timeoutMs) })
     ])
     const firstAnswerMs = performance.now() - started
+    // Over HTTP another process on this machine may have taken the port between our probe and the
+    // server's listen (the server then exits), and answered in its stead: not a figure of ours.
+    if (!answer.first.includes(`"name":"${SERVER_INFO.name}"`)) throw new PortTaken(`another process answered on port ${port}: ${answer.first.slice(0, 120)}`)
     if (!answer.body.includes(expectedInAnswer(tool)) || answer.body.includes('"isError":true')) throw new Error(`wrong answer: ${answer.body.slice(0, 200)}`)
     return { firstAnswerMs, listeningMs: answer.listenedAt === undefined ? undefined : answer.listenedAt - started }
   } finally {
@@ -118,13 +124,13 @@ async function overStdio (child, messages) {
       waiting.get(Number(id))?.(line)
     }
   })
-  let last
+  const answers = []
   for (const message of messages) {
     const answered = message.id === undefined ? undefined : new Promise((resolve) => waiting.set(message.id, resolve))
     child.stdin.write(`${message.body}\n`)
-    if (answered !== undefined) last = await answered
+    if (answered !== undefined) answers.push(await answered)
   }
-  return { body: last }
+  return { first: answers[0], body: answers.at(-1) }
 }
 
 async function overHttp (port, messages, exited) {
@@ -144,6 +150,7 @@ async function overHttp (port, messages, exited) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
   let session
   let body
+  let first
   try {
     for (const message of messages) {
       const headers = { ...message.headers, ...(session === undefined ? {} : { 'mcp-session-id': session, 'mcp-protocol-version': LEGACY_VERSION }) }
@@ -151,11 +158,12 @@ async function overHttp (port, messages, exited) {
       if (answer.status >= 300) throw new Error(`${message.method} answered ${answer.status}: ${answer.body.slice(0, 160)}`)
       if (message.method === 'initialize' && typeof answer.headers['mcp-session-id'] === 'string') session = answer.headers['mcp-session-id']
       body = answer.body
+      first ??= answer.body
     }
   } finally {
     agent.destroy()
   }
-  return { body, listenedAt }
+  return { first, body, listenedAt }
 }
 
 function postOnce (port, payload, headers, agent) {
@@ -206,11 +214,19 @@ async function main () {
       await quiet(log)
       floor.push(await nodeFloor())
       for (const name of cell.names.map((_, k) => cell.names[(k + i) % cell.names.length])) {
-        try {
-          runs[name].push(await launch(name, cell))
-        } catch (error) {
-          errors[name].push(error.message)
-          log(`  ${name} launch ${i + 1}: failed: ${error.message}`)
+        for (let attempt = 1; ; attempt++) {
+          try {
+            runs[name].push(await launch(name, cell))
+          } catch (error) {
+            // A port taken by someone else says nothing about the server: launch again (twice at most).
+            if (error instanceof PortTaken && attempt < 3) {
+              log(`  ${name} launch ${i + 1}: ${error.message}; again`)
+              continue
+            }
+            errors[name].push(error.message)
+            log(`  ${name} launch ${i + 1}: failed: ${error.message}`)
+          }
+          break
         }
       }
     }
