@@ -4,6 +4,7 @@
 //   node examples/conformance-server.js [--port 0] [--host 127.0.0.1]
 // Prints "listening <url>" once serving; `npm run conformance` starts it and runs the suite
 // against <url>/mcp. Stops on SIGINT/SIGTERM.
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { MCPServer, Type } from '../dist/index.js'
 import { registerInputRequiredFixtures } from './conformance/input-required.js'
@@ -20,6 +21,8 @@ const server = new MCPServer({
   name: 'fastify-mcp-server-conformance',
   version: '1.0.0',
   logLevel: 'warn',
+  // The sep-2640-skills-directory scenario browses a skill's folders.
+  skills: { directoryRead: true },
   transport: { type: 'sse', options: { port: Number(flags.port), host: flags.host } }
 })
 
@@ -242,6 +245,10 @@ server.resource({ uri: 'test://template/{id}/data', name: 'template-data', descr
   async (uri, ctx) => ({
     contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ id: ctx.params.id, templateTest: true, data: `Data for ID: ${ctx.params.id}` }) }]
   }))
+
+// ---- skills (sep-2640-skills-*): a skill with nested folders, from disk -------------
+
+server.skills(fileURLToPath(new URL('./conformance/skills', import.meta.url)))
 
 // ---- prompts ------------------------------------------------------------------
 

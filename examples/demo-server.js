@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// The demo server `npm start` runs: a few useful tools, resources and a prompt.
+// The demo server `npm start` runs: a few useful tools (text_stats with an MCP Apps view), resources and a prompt.
 //   node examples/demo-server.js                 stdio (what MCP hosts launch)
 //   node examples/demo-server.js --sse [--port 8080] [--host 127.0.0.1]
 //                                                HTTP: legacy SSE at /sse and Streamable HTTP at /mcp
+//   DEMO_API_KEY=<16+ characters> ... --sse      HTTP clients must send it as X-API-Key
 import { parseArgs } from 'node:util'
 import { MCPServer, Type } from '../dist/index.js'
+import { registerTextStats } from './apps/text-stats.js'
 
 const { values: flags } = parseArgs({
   options: {
@@ -14,12 +16,16 @@ const { values: flags } = parseArgs({
   }
 })
 
+// Over HTTP, an API key when one is given (try it with the CLI: --header 'X-API-Key: ...').
+const apiKey = process.env.DEMO_API_KEY
+const auth = apiKey === undefined || apiKey === '' ? {} : { auth: { type: 'apikey', options: { keys: [apiKey] } } }
+
 const server = new MCPServer({
   name: 'demo',
   version: '1.0.0',
   instructions: 'A demo server: arithmetic, the time anywhere, text statistics and a cancellable countdown.',
   logLevel: 'info',
-  ...(flags.sse ? { transport: { type: 'sse', options: { port: Number(flags.port), host: flags.host } } } : {})
+  ...(flags.sse ? { transport: { type: 'sse', options: { port: Number(flags.port), host: flags.host, ...auth } } } : {})
 })
 
 server.tool({
@@ -38,19 +44,8 @@ server.tool({
   return { content: [{ type: 'text', text }] }
 })
 
-server.tool({
-  name: 'text_stats',
-  description: 'Counts characters, words and lines of a text',
-  inputSchema: Type.Object({ text: Type.String() }),
-  outputSchema: Type.Object({ characters: Type.Integer(), words: Type.Integer(), lines: Type.Integer() }),
-  annotations: { readOnlyHint: true }
-}, async ({ text }) => ({
-  structuredContent: {
-    characters: [...text].length,
-    words: text.split(/\s+/).filter(Boolean).length,
-    lines: text === '' ? 0 : text.split('\n').length
-  }
-}))
+// text_stats, with its MCP Apps view (examples/apps/): hosts that render apps show the result there.
+registerTextStats(server)
 
 server.tool({
   name: 'countdown',

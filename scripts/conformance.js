@@ -8,6 +8,8 @@
 //      every server scenario, on the 2025-11-25 wire unless the scenario exists only on 2026-07-28.
 //   3. the same suite, `--requirements 2026-07-28`: the scenarios that revision requires (and the ones it
 //      runs unscored), each on the 2026-07-28 wire.
+//   4. the same suite's Skills scenarios (an extension: run 2 runs them on the 2026-07-28 wire) forced
+//      onto the 2025-11-25 wire, one `--scenario` at a time (`--force` applies to single scenarios only).
 // Every scenario the suite lists must produce results, and every check must pass: the suites' own exit
 // codes count failures only, and a warning is just as much a defect for us. A run that lists no
 // scenario, or a scenario without checks, fails. The only exceptions are written out below, with why.
@@ -32,6 +34,13 @@ const RUNS = [
     version: '0.2.0-alpha.12',
     run: ['--requirements', '2026-07-28'],
     list: ['--requirements', '2026-07-28']
+  },
+  {
+    label: 'conformance 0.2.0-alpha.12 Skills scenarios --spec-version 2025-11-25 --force (2025-11-25 wire)',
+    pkg: 'conformance-2026',
+    version: '0.2.0-alpha.12',
+    run: ['--spec-version', '2025-11-25', '--force'],
+    scenarios: ['sep-2640-skills-enumeration', 'sep-2640-skills-manifest', 'sep-2640-skills-directory']
   }
 ]
 
@@ -43,9 +52,6 @@ const OWNED_ELSEWHERE = []
 
 // Scenarios whose every check may be SKIPPED, because the suite itself finds them not applicable.
 const MAY_SKIP = [
-  // SEP-2640 Skills is an extension (not in the 2026-07-28 requirements); a server that does not declare
-  // io.modelcontextprotocol/skills gets every check SKIPPED. We do not offer it.
-  { scenario: /^sep-2640-skills-/, why: 'the skills extension is not offered' },
   // 0.2.0-alpha.12 skips its only check itself, "pending subscriptions/listen rewrite": the scenario
   // exercises nothing yet. The server does send notifications/tasks on listen streams (taskIds); that is
   // tested in test/listen/tasks.test.ts and by the Python client (test/interop/python-client-2026.test.ts).
@@ -121,9 +127,17 @@ async function stopServer (child) {
   clearTimeout(timer)
 }
 
-function runSuite (bin, run, url, outputDir) {
+/** Runs the run's suite, or each of its `scenarios` in turn; resolves with the worst exit status. */
+async function runSuite (bin, run, url, outputDir) {
+  if (run.scenarios === undefined) return await runOnce(bin, run.run, url, outputDir)
+  let worst = 0
+  for (const scenario of run.scenarios) worst = Math.max(worst, await runOnce(bin, ['--scenario', scenario, ...run.run], url, outputDir))
+  return worst
+}
+
+function runOnce (bin, args, url, outputDir) {
   return new Promise((resolve) => {
-    const suite = spawn(node22, [bin, 'server', '--url', url, ...run.run, '-o', outputDir], { stdio: 'inherit' })
+    const suite = spawn(node22, [bin, 'server', '--url', url, ...args, '-o', outputDir], { stdio: 'inherit' })
     const timer = setTimeout(() => suite.kill('SIGKILL'), SUITE_TIMEOUT_MS)
     suite.once('exit', (code, signal) => {
       clearTimeout(timer)
@@ -216,7 +230,7 @@ const summaries = []
 let allClean = true
 for (const run of RUNS) {
   const bin = suiteBinOf(run)
-  const scenarios = listScenarios(bin, run)
+  const scenarios = run.scenarios ?? listScenarios(bin, run)
   if (scenarios.length === 0) fail(`${run.label}: the suite lists no server scenario`)
   const outputDir = mkdtempSync(join(tmpdir(), 'mcp-conformance-'))
   const server = startServer()

@@ -1,20 +1,29 @@
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
+import { protocolExtensions } from './extensions/index.js'
 import { mountMcp, startScaleOut } from './transports/http/mount.js'
 import { McpCore, type MCPRegistryApi } from './protocol/core.js'
 import type { Principal } from './protocol/principal.js'
+import { routeTools, type RouteToolConfig } from './routes/index.js'
 import type { PluginOptions } from './schemas/plugin.js'
 import { resolvePluginOptions } from './schemas/resolve.js'
 
 // Here, in a module the package root imports, so that the augmentation reaches users' types too.
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The MCP registry of this app: tools, resources, prompts, broadcast. */
+    /** The MCP registry of this app: tools, resources, prompts, app pages, skills, broadcast. */
     mcp: MCPRegistryApi
   }
   interface FastifyRequest {
     /** On the MCP routes: the principal verified by the MCP auth hook; undefined when auth is off. */
     mcpPrincipal?: Principal
+  }
+  interface FastifyContextConfig {
+    /**
+     * This route as an MCP tool: `true` exposes it, `false` never, an object exposes it and says
+     * how it looks (name, title, description, annotations). Unset: `routes.include` decides.
+     */
+    mcp?: boolean | RouteToolConfig
   }
 }
 
@@ -26,8 +35,13 @@ const mcpPlugin: FastifyPluginAsync<MCPPluginOptions> = async (fastify, rawOptio
   const options = resolvePluginOptions(rawOptions)
   // Scale-out first: its shared task store goes into the core (unless the app brought its own).
   const engine = await startScaleOut(fastify, options)
-  const core = new McpCore({ ...options, taskStore: options.taskStore ?? engine?.tasks, logger: fastify.log })
+  const core = new McpCore({ ...options, taskStore: options.taskStore ?? engine?.tasks, logger: fastify.log, extensions: protocolExtensions(options.skills) })
+  // What was registered is checked as a whole once the app has registered it all: ready() rejects.
+  fastify.addHook('onReady', async () => { core.verifyDefinitions() })
+  const routes = routeTools(fastify, core, options)
   await mountMcp(fastify, core, options, rawOptions.prefix, engine)
+  // From here on: the routes the app declares are candidates to become tools; the MCP routes are not.
+  routes.discover()
 }
 
 /** `fastify.register(mcp, options)`: MCP over HTTP inside any Fastify 5 app. */

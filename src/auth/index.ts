@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { Principal } from '../protocol/principal.js'
 import { createApiKeyStrategy } from './apikey.js'
+import { credentialSource, type CredentialSource } from './credential.js'
 import { isAuthFailure } from './errors.js'
 import { createJwtStrategy } from './jwt.js'
 import { createOAuthStrategy } from './oauth.js'
@@ -39,6 +40,8 @@ export interface AuthGuard {
    * tolerance); undefined when it does not expire. Streams opened with it end then.
    */
   validUntil: (principal: Principal) => number | undefined
+  /** Where the verified credential is read from again, for `ctx.http` (never stored by the guard). */
+  credential: CredentialSource
   /** Stops pending fetches and drops the caches. */
   close: () => Promise<void>
 }
@@ -86,6 +89,7 @@ export async function createAuthGuard (auth: AuthConfig | undefined, env: AuthGu
     logSerializers: { req: requestLogSerializer(params) },
     redactUrl: (url) => redactQueryParam(url, params),
     validUntil: (principal) => principal.expiresAt === undefined ? undefined : principal.expiresAt + strategy.clockToleranceMs,
+    credential: credentialSource(auth),
     async close () {
       controller.abort()
       strategy.close()

@@ -1,10 +1,11 @@
 import type { TSchema } from '@sinclair/typebox'
 import { changeEventOf, type ChangeEvent, type ChangeListener, type ChangeRelay, LIST_CHANGED_METHODS, RESOURCE_UPDATED_METHOD } from './changes.js'
 import type {
-  ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
-  ToolDefinition, ToolHandler
+  AppResourceDefinition, ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
+  SkillDefinition, ToolDefinition, ToolHandler
 } from './definitions.js'
 import { Dispatcher } from './dispatcher.js'
+import type { ExtensionRegistrations, ExtensionsFactory, ProtocolExtension } from './extension.js'
 import type { JsonRpcNotification } from '../jsonrpc/messages.js'
 import { LISTEN_DEFAULTS, ListenHub, type ListenLimits } from './listen/hub.js'
 import type { ErrorLogger } from '../util/logger.js'
@@ -14,6 +15,7 @@ import type { CacheSettings } from './modern/caching.js'
 import type { ProtocolGeneration } from './modern/meta.js'
 import type { RequestStateOptions } from './modern/request-state.js'
 import { modernSettings, type ModernSettings } from './modern/settings.js'
+import type { MethodHandler } from './methods/types.js'
 import { Registry, type Registration } from './registry.js'
 import type { Session } from './session.js'
 import { TaskManager } from './tasks/manager.js'
@@ -32,6 +34,20 @@ export interface MCPRegistryApi {
   resource: <U extends string>(definition: ResourceDefinition<U>, handler: ResourceHandler<U>) => Registration
   /** Registers a prompt; required arguments are checked before the handler runs. */
   prompt: <const A extends readonly PromptArgument[]>(definition: PromptDefinition<A>, handler: PromptHandler<A>) => Registration
+  /**
+   * Registers an MCP Apps view: an HTML page at a `ui://` URI that tools link to with `ui`
+   * (`io.modelcontextprotocol/ui`). Its URI and CSP origins are checked here; a tool's link to a
+   * page missing when the server starts fails the start.
+   */
+  appResource: (definition: AppResourceDefinition) => Registration
+  /**
+   * Publishes an agent skill (`io.modelcontextprotocol/skills`): from a folder holding its
+   * `SKILL.md` (`{ dir }`) or from memory (`{ name, files }`). Its files are read, bounded and
+   * digested here, and served as `skill://<name>/<path>` resources.
+   */
+  skill: (definition: SkillDefinition) => Registration
+  /** Publishes every skill folder (a folder holding a `SKILL.md`) directly under `parentDir`. */
+  skills: (parentDir: string) => Registration
   /**
    * Sends a notification to every initialized 2025 session, and, when it is one of the four change
    * notifications (`notifications/{tools,prompts,resources}/list_changed`,
@@ -74,6 +90,15 @@ export interface CoreOptions extends Partial<ProtocolLimits> {
   listen?: Readonly<ListenLimits> | undefined
   /** OpenTelemetry spans and metrics; default on (they cost nothing until an SDK is registered). */
   telemetry?: Readonly<TelemetrySettings> | undefined
+  /** The protocol's extensions (MCP Apps, Skills), built over the core's registry; default none. */
+  extensions?: ExtensionsFactory | undefined
+}
+
+/** What a core built without extensions answers to their registration calls. */
+const NO_EXTENSIONS: ExtensionRegistrations = {
+  appResource: () => { throw new Error('this MCP core was built without extensions') },
+  skill: () => { throw new Error('this MCP core was built without extensions') },
+  skills: () => { throw new Error('this MCP core was built without extensions') }
 }
 
 /**
@@ -106,16 +131,14 @@ export class McpCore implements MCPRegistryApi {
   private readonly limits: ProtocolLimits
   /** Tasks started by task-augmented calls, and the `tasks/*` methods. */
   readonly tasks: TaskManager
-  /**
-   * Scale-out: broadcasts and resource updates go to every instance through this instead of
-   * straight to this instance's sessions. Registry changes stay local: every instance applies the
-   * same registrations and announces them to what it holds.
-   */
-  relay: ChangeRelay | undefined
+  /** Scale-out: where changes go instead of straight to this instance's sessions (see {@link setRelay}). */
+  private relay: ChangeRelay | undefined
   /** How many of `sessions` are copies of sessions opened on another instance (scale-out). */
   private copies = 0
   /** Spans and metrics (MCP semantic conventions); transports report refusals through it. */
   readonly telemetry: Telemetry
+  private readonly registrations: ExtensionRegistrations
+  private readonly verifiers: Array<() => void> = []
 
   constructor (options: CoreOptions) {
     this.modern = modernSettings(options)
@@ -136,7 +159,11 @@ export class McpCore implements MCPRegistryApi {
       sessions: () => this.sessionCount
     })
     this.telemetry.countStreams('listen', () => this.listen.size)
-    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry }, this.listen)
+    const extensionMethods = new Map<string, MethodHandler>()
+    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods }, this.listen)
+    const built = options.extensions?.(this.registry)
+    for (const extension of built?.extensions ?? []) this.install(extension, extensionMethods)
+    this.registrations = built?.registrations ?? NO_EXTENSIONS
     this.registry.onChange((kind) => {
       const message: JsonRpcNotification = { jsonrpc: '2.0', method: LIST_CHANGED_METHODS[kind] }
       if (this.relay === undefined) this.broadcastLocally(message)
@@ -144,6 +171,32 @@ export class McpCore implements MCPRegistryApi {
     })
     // notifications/tasks on the listen streams that listed the task (its changes made in this process).
     this.tasks.onChange((task) => { this.listen.deliverTask(task) })
+  }
+
+  /** Plugs one extension in: its capability entry, its methods, its share of tool shaping and start checks. */
+  private install (extension: ProtocolExtension, methods: Map<string, MethodHandler>): void {
+    this.registry.extensionCapabilities.set(extension.id, extension.capability)
+    for (const [method, handler] of Object.entries(extension.methods ?? {})) methods.set(method, handler)
+    if (extension.shapeTool !== undefined) this.registry.toolShapers.push(extension.shapeTool)
+    if (extension.verify !== undefined) this.verifiers.push(extension.verify)
+  }
+
+  /**
+   * Checks what was registered as a whole, once registration is over: the entry points call it
+   * when the server starts (a tool linked to an app page that was never registered fails it).
+   */
+  verifyDefinitions (): void {
+    for (const verify of this.verifiers) verify()
+  }
+
+  /**
+   * Scale-out: broadcasts and resource updates go to every instance through `relay` instead of
+   * straight to this instance's sessions, and registry changes are announced through it (every
+   * instance applies the same registrations; each announces a change once). Undefined puts the
+   * sessions of this instance back as the only receivers (shutdown).
+   */
+  setRelay (relay: ChangeRelay | undefined): void {
+    this.relay = relay
   }
 
   /** Adds a receiver of every change event beside the sessions; returns its removal. */
@@ -222,6 +275,18 @@ export class McpCore implements MCPRegistryApi {
 
   prompt<const A extends readonly PromptArgument[]> (definition: PromptDefinition<A>, handler: PromptHandler<A>): Registration {
     return this.registry.prompt(definition, handler)
+  }
+
+  appResource (definition: AppResourceDefinition): Registration {
+    return this.registrations.appResource(definition)
+  }
+
+  skill (definition: SkillDefinition): Registration {
+    return this.registrations.skill(definition)
+  }
+
+  skills (parentDir: string): Registration {
+    return this.registrations.skills(parentDir)
   }
 
   broadcast (notification: { method: string, params?: Record<string, unknown> }): number {

@@ -84,6 +84,12 @@ export interface ToolDefinition<I extends TSchema | JsonSchema = JsonSchema, O e
   icons?: Icon[]
   /** Task support; default `{ taskSupport: 'forbidden' }`. See {@link ToolExecution}. */
   execution?: ToolExecution
+  /**
+   * MCP Apps: the interactive view hosts render for this tool's results, an app resource
+   * registered with `appResource()` (before or after the tool, as long as it exists when the
+   * server starts). Sent as `_meta.ui` (and the flat `_meta["ui/resourceUri"]` older hosts read).
+   */
+  ui?: ToolAppLink
   _meta?: Record<string, unknown>
 }
 
@@ -164,3 +170,83 @@ export interface PromptMessage {
 export interface PromptResult { description?: string, messages: PromptMessage[], _meta?: Record<string, unknown> }
 
 export type PromptHandler<A extends readonly PromptArgument[]> = (args: PromptArgs<A>, ctx: HandlerContext) => PromptResult | Promise<PromptResult>
+
+// ---- MCP Apps (io.modelcontextprotocol/ui) ------------------------------------
+
+/** A tool's link to its app: {@link ToolDefinition.ui}. */
+export interface ToolAppLink {
+  /** The `ui://` URI of an app resource registered with `appResource()`. */
+  resourceUri: string
+  /**
+   * Who may call the tool: `model` (the agent sees it) and/or `app` (the view may call it through
+   * the host). Hosts leave a tool without `model` out of the agent's list. Default both.
+   */
+  visibility?: Array<'model' | 'app'>
+}
+
+/**
+ * Origins an app may reach, each `scheme://host[:port]`; a host may start with `*.` for its
+ * subdomains (`https://*.example.com`). Hosts build the view's Content-Security-Policy from them
+ * and allow nothing undeclared. Every list defaults to none.
+ */
+export interface AppCsp {
+  /** fetch, XHR and WebSocket (`connect-src`). */
+  connectDomains?: string[]
+  /** Scripts, styles, images, fonts and media (`script-src`, `style-src`, `img-src`, `font-src`, `media-src`). */
+  resourceDomains?: string[]
+  /** Nested iframes (`frame-src`). */
+  frameDomains?: string[]
+  /** The document's base URIs (`base-uri`). */
+  baseUriDomains?: string[]
+}
+
+/** Browser features an app asks for; hosts may grant them (the iframe's `allow` attribute). */
+export interface AppPermissions {
+  camera?: Record<string, never>
+  microphone?: Record<string, never>
+  geolocation?: Record<string, never>
+  clipboardWrite?: Record<string, never>
+}
+
+/** An MCP Apps view: an HTML page served as a `ui://` resource (`text/html;profile=mcp-app`). */
+export interface AppResourceDefinition {
+  /** `ui://...`: the URI tools link to with `ui.resourceUri`. */
+  uri: string
+  name: string
+  title?: string
+  description?: string
+  /** The page itself. Exactly one of `html` and `file`. */
+  html?: string
+  /** A file holding the page, read (UTF-8) on each `resources/read`; a relative path is from the working directory. */
+  file?: string
+  /** External origins the page needs; default none (the host's restrictive policy). */
+  csp?: AppCsp
+  permissions?: AppPermissions
+  /** A dedicated sandbox origin for the view, in the host's own format (host-specific). */
+  domain?: string
+  /** Whether the host should draw a border and background around the view; default: the host decides. */
+  prefersBorder?: boolean
+  /**
+   * Whether `resources/list` lists it. Hosts find app resources through the tools that link to
+   * them, so an app-only page may stay out of the list; it is readable either way. Default true.
+   */
+  listed?: boolean
+}
+
+// ---- Skills (io.modelcontextprotocol/skills) ------------------------------------
+
+/** A skill in a folder: `SKILL.md` at its root, every file under it served (`server.skill({ dir })`). */
+export interface SkillFolderDefinition {
+  /** The skill's folder; its name must be the `name` of its `SKILL.md` frontmatter. */
+  dir: string
+}
+
+/** A skill held in memory (`server.skill({ name, files })`). */
+export interface SkillFilesDefinition {
+  /** The skill's name: the `name` of its `SKILL.md` frontmatter. */
+  name: string
+  /** Its files by path relative to the skill's root (`SKILL.md`, `references/FORMS.md`); text is UTF-8. */
+  files: Readonly<Record<string, string | Uint8Array>>
+}
+
+export type SkillDefinition = SkillFolderDefinition | SkillFilesDefinition

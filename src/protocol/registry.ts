@@ -33,6 +33,8 @@ export interface RegisteredTool {
 
 export interface RegisteredResource {
   readonly wire: Record<string, unknown>
+  /** Whether `resources/list` shows it; an unlisted resource is readable all the same (MCP Apps, skill files). */
+  readonly listed: boolean
   readonly template: UriTemplate | undefined
   /** A Map, not an object: names come from clients, and `constructor` must not find Object's. */
   readonly completers: ReadonlyMap<string, Completer>
@@ -45,6 +47,18 @@ export interface RegisteredPrompt {
   readonly completers: ReadonlyMap<string, Completer>
   readonly handler: PromptHandler<readonly PromptArgument[]>
 }
+
+/** How a resource is registered beyond its definition: what extensions register (app pages, skill files). */
+export interface ResourceRegistration {
+  /** Whether `resources/list` shows it (a fixed URI; templates are always listed). Default true. */
+  listed?: boolean
+}
+
+/**
+ * Completes a tool's wire form from the definition fields an extension owns (MCP Apps: `ui`
+ * becomes `_meta.ui`); throws {@link InvalidDefinitionError} naming the tool when they are wrong.
+ */
+export type ToolShaper = (definition: ToolDefinition<TSchema | JsonSchema, TSchema | JsonSchema>, wire: Record<string, unknown>) => void
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
 const EMPTY_OBJECT_SCHEMA: JsonSchema = { type: 'object', properties: {} }
@@ -59,6 +73,13 @@ export class Registry {
   readonly resources = new Map<string, RegisteredResource>()
   readonly templates = new Map<string, RegisteredResource>()
   readonly prompts = new Map<string, RegisteredPrompt>()
+  /**
+   * The extensions' entries in `capabilities.extensions`, on both generations: each gives its
+   * settings object, or undefined while it offers nothing.
+   */
+  readonly extensionCapabilities = new Map<string, () => Record<string, unknown> | undefined>()
+  /** Run on every tool registered, in order; see {@link ToolShaper}. */
+  readonly toolShapers: ToolShaper[] = []
   private readonly listeners: Array<(kind: ListKind) => void> = []
 
   onChange (listener: (kind: ListKind) => void): void {
@@ -73,7 +94,7 @@ export class Registry {
   digest (kind: ListKind): string {
     const items = kind === 'tools'
       ? [...this.tools.values()]
-      : kind === 'prompts' ? [...this.prompts.values()] : [...this.resources.values(), ...this.templates.values()]
+      : kind === 'prompts' ? [...this.prompts.values()] : [...this.listedResources(), ...this.templates.values()]
     const wires = items.map((item) => JSON.stringify(item.wire)).sort()
     return createHash('sha256').update(wires.join('\n')).digest('base64url').slice(0, 22)
   }
@@ -92,9 +113,11 @@ export class Registry {
     const mirrored = readMirroredParams(inputSchema)
     if ('problem' in mirrored) throw new InvalidDefinitionError('tool', `${name}: ${mirrored.problem}`)
     const { taskSupport, taskStart } = executionOf(definition.execution, name)
-    const { inputSchema: _i, outputSchema: _o, execution: _e, ...rest } = definition
+    const { inputSchema: _i, outputSchema: _o, execution: _e, ui, ...rest } = definition
     const wire: Record<string, unknown> = { ...rest, inputSchema }
     if (outputSchema !== undefined) wire.outputSchema = outputSchema
+    if (ui !== undefined && this.toolShapers.length === 0) throw new InvalidDefinitionError('tool', `${name}: ui links an app, and this server has no MCP Apps extension`)
+    for (const shape of this.toolShapers) shape(definition as ToolDefinition<TSchema | JsonSchema, TSchema | JsonSchema>, wire)
     this.tools.set(name, {
       wire,
       validateInput: compileValidator(inputSchema, 'arguments'),
@@ -107,7 +130,7 @@ export class Registry {
     return this.announce('tools', () => this.tools.delete(name))
   }
 
-  resource<U extends string> (definition: ResourceDefinition<U>, handler: ResourceHandler<U>): Registration {
+  resource<U extends string> (definition: ResourceDefinition<U>, handler: ResourceHandler<U>, registration?: ResourceRegistration): Registration {
     requireObject(definition, 'resource')
     requireHandler(handler, 'resource', definition.uri)
     if (typeof definition.uri !== 'string' || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(definition.uri)) {
@@ -131,10 +154,13 @@ export class Registry {
     }
     target.set(uri, {
       wire: templated ? { uriTemplate: uri, ...rest } : { uri, ...rest },
+      listed: registration?.listed !== false || templated,
       template,
       completers,
       handler: handler as unknown as ResourceHandler<string>
     })
+    // An unlisted resource leaves the list as it was: nothing to announce.
+    if (registration?.listed === false && !templated) return { remove: () => { target.delete(uri) } }
     return this.announce('resources', () => target.delete(uri))
   }
 
@@ -166,6 +192,11 @@ export class Registry {
       handler: handler as unknown as PromptHandler<readonly PromptArgument[]>
     })
     return this.announce('prompts', () => this.prompts.delete(name))
+  }
+
+  /** The fixed-URI resources `resources/list` shows. */
+  * listedResources (): IterableIterator<RegisteredResource> {
+    for (const resource of this.resources.values()) if (resource.listed) yield resource
   }
 
   /** Finds the resource for a URI: an exact URI first, then the first matching template. */

@@ -233,3 +233,26 @@ export class Session {
     return pending
   }
 }
+
+/**
+ * What a client and the server agreed on, enough to answer the client's requests: what
+ * `initialize` negotiates, and what a session opened without it is given instead (a 2026-07-28
+ * request's `_meta`, the stored record of a session opened on another instance).
+ */
+export interface NegotiatedState {
+  readonly protocolVersion: string
+  readonly clientCapabilities: Record<string, unknown>
+  readonly clientInfo?: Record<string, unknown> | undefined
+  readonly logLevel?: LogLevel | undefined
+}
+
+/** A session that skips `initialize`: ready at once, in the state `negotiated` describes. */
+export function openReadySession (id: string, channel: SessionChannel, principal: Principal | undefined, negotiated: NegotiatedState): Session {
+  const session = new Session(id, channel, principal)
+  session.state = 'ready'
+  session.protocolVersion = negotiated.protocolVersion
+  session.clientCapabilities = negotiated.clientCapabilities
+  session.clientInfo = negotiated.clientInfo
+  session.logLevel = negotiated.logLevel
+  return session
+}

@@ -1,6 +1,6 @@
+import type { JsonRpcId } from '../jsonrpc/messages.js'
 import type { LogLevel } from '../protocol/session.js'
 import type { Principal, PrincipalIdentity } from '../protocol/principal.js'
-import type { EventStore } from './memory/event-store.js'
 
 // The ports of the scale-out engine (DESIGN: Transports -> Scale -> Protocol; the protocol core
 // never imports this folder). Each port has an in-process implementation (one instance, or several
@@ -104,7 +104,6 @@ export type FanoutMessage =
   | { type: 'list-changed', list: 'tools' | 'resources' | 'prompts', digest: string, json: string }
 
 export interface Envelope<M> {
-  /** Sending instance. */
   readonly from: string
   /** Position in the bus (a Redis stream id, or a counter in memory): orders messages of one log. */
   readonly position: string
@@ -127,7 +126,6 @@ export interface WriteOptions {
  * ordering point), never when it is handled.
  */
 export interface Bus {
-  /** This instance's id. */
   readonly self: string
   send: (to: string, message: DirectMessage, options?: WriteOptions) => Promise<void>
   control: (message: ControlMessage, options?: WriteOptions) => Promise<void>
@@ -173,6 +171,48 @@ export interface Bus {
   close: () => Promise<void>
 }
 
+/** One event of a stream, as the transport wrote it and an {@link EventStore} records it. */
+export interface StoredEvent {
+  /** The SSE `id` the event was (or would have been) written with. */
+  readonly id: string
+  /** The serialized JSON-RPC message; empty for a priming event (an id and no message). */
+  readonly data: string
+  /**
+   * The id of the request the stream answers, on a request stream's priming event: another
+   * instance can then answer that request with an error if the instance executing it dies.
+   */
+  readonly requestId?: JsonRpcId
+}
+
+export interface EventReplay {
+  /** The stream the last event id belongs to. */
+  readonly streamId: string
+  /** Events of that stream recorded after the last event id, oldest first. */
+  readonly events: readonly StoredEvent[]
+  /** The request the stream answers, when its priming event recorded it (and was not evicted). */
+  readonly requestId?: JsonRpcId
+}
+
+/**
+ * Resumability for Streamable HTTP: every event written on a session's event
+ * streams is recorded here, so a client whose stream dropped (or that the
+ * server closed mid-call) can reconnect with `Last-Event-ID` and receive what
+ * it missed. The transport makes up the event ids; the store treats them as
+ * opaque strings. Methods may answer synchronously or with a promise, so a
+ * shared backend (Redis, a database) can sit behind the same interface.
+ */
+export interface EventStore {
+  /** Records one event of `streamId`. Events arrive in the order they were written. */
+  append: (sessionId: string, streamId: string, event: StoredEvent) => void | Promise<void>
+  /**
+   * The events after `lastEventId` on its stream; undefined when the id is
+   * unknown to the session (never written, evicted, or the session's events were deleted).
+   */
+  replayAfter: (sessionId: string, lastEventId: string) => EventReplay | undefined | Promise<EventReplay | undefined>
+  /** Forgets a session's events (the session ended). */
+  deleteSession: (sessionId: string) => void | Promise<void>
+}
+
 /**
  * One instance's share of the engine: what the transports are given (the plugin builds it from
  * `scaleOut`; tests build in-process ones with `MemoryHub.engine()`). Whoever builds it closes it,
@@ -200,8 +240,9 @@ export interface ScaleEngine {
   close: () => Promise<void>
 }
 
-/**
- * Instance ids go into event ids and server-request ids (`s.{instance}.{n}`), so they are kept to
- * characters that need no escaping there.
- */
-export const INSTANCE_ID = /^[A-Za-z0-9-]{1,64}$/
+/** The part of a pino / Fastify logger the engine writes to (Fastify's `app.log` fits). */
+export interface ScaleLogger {
+  info: (fields: object, message: string) => void
+  warn: (fields: object, message: string) => void
+  error: (fields: object, message: string) => void
+}

@@ -29,7 +29,10 @@ const CacheOptionsSchema = Type.Object({
     'prompts/list': Type.Optional(CacheHintSchema),
     'resources/list': Type.Optional(CacheHintSchema),
     'resources/templates/list': Type.Optional(CacheHintSchema),
-    'resources/read': Type.Optional(CacheHintSchema)
+    'resources/read': Type.Optional(CacheHintSchema),
+    'skills/list': Type.Optional(CacheHintSchema),
+    'skills/get': Type.Optional(CacheHintSchema),
+    'resources/directory/read': Type.Optional(CacheHintSchema)
   } satisfies Record<CacheableMethod, unknown>, strict))
 }, { ...strict, default: {} })
 export type CacheOptions = Static<typeof CacheOptionsSchema>

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { EventStore } from '../scale/memory/event-store.js'
+import type { EventStore } from '../scale/ports.js'
 import { isRecord } from '../util/is-record.js'
 import { LIVE, liveObject, type LiveObject } from './engine/live.js'
 import { join, type Add } from './engine/problems.js'

@@ -9,6 +9,7 @@ import { listenProperties } from './listen.js'
 import { requestStateProperties } from './request-state.js'
 import { taskProperties } from './tasks.js'
 import { telemetryProperties } from './telemetry.js'
+import { skillsProperties } from './skills.js'
 
 // `new MCPServer(options)`: identity and protocol settings (shared with the plugin), the stdio
 // limit, the log level and the transport.
@@ -56,7 +57,8 @@ export const serverProperties = {
   ...taskProperties,
   ...requestStateProperties,
   ...listenProperties,
-  ...telemetryProperties
+  ...telemetryProperties,
+  ...skillsProperties
 }
 
 const StdioTransportSchema = Type.Object({ type: Type.Literal('stdio') }, strict)

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { catalogApp, endpointOf, listeningCatalogApp, openRawStream } from '../fixtures/http-app.js'
+import { catalogApp, listeningCatalogApp } from '../helpers/serve.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
 
 const APP = 'https://app.example'
 const KEY = 'cors-test-key-0123456789'
@@ -60,7 +61,7 @@ t.test('preflight lists the allowed headers and is never blocked by auth', async
     t.equal(res.headers['content-length'], '0')
     t.equal(res.headers['access-control-allow-origin'], APP)
     t.equal(res.headers['access-control-allow-methods'], 'GET, POST, DELETE, OPTIONS')
-    t.equal(res.headers['access-control-allow-headers'], 'Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, X-API-Key', 'with the API key header')
+    t.equal(res.headers['access-control-allow-headers'], 'Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID, X-API-Key', 'with the API key header')
     t.equal(res.headers['access-control-max-age'], '600')
     t.equal(res.headers['www-authenticate'], undefined, 'no challenge on a preflight')
   }
@@ -70,13 +71,31 @@ t.test('preflight lists the allowed headers and is never blocked by auth', async
   t.equal(unauthenticated.headers['access-control-expose-headers'], 'Mcp-Session-Id, WWW-Authenticate', 'including the challenge')
 })
 
+t.test('a 2026-07-28 browser client may send Mcp-Method, Mcp-Name and its tools\' Mcp-Param-* headers', async (t) => {
+  const app = await catalogApp(t, { cors: { allowOrigins: [APP] } })
+  // What a browser asks before a 2026-07-28 tools/call of a tool with an `x-mcp-header` parameter.
+  const asked = 'content-type, mcp-method, mcp-name, mcp-param-region, mcp-protocol-version'
+  const res = await app.inject({ method: 'OPTIONS', url: '/mcp', headers: { ...preflightHeaders(APP), 'access-control-request-headers': asked } })
+  t.equal(res.statusCode, 204)
+  const allowed = new Set(String(res.headers['access-control-allow-headers']).toLowerCase().split(', '))
+  for (const name of asked.split(', ')) t.ok(allowed.has(name), `${name} is allowed`)
+  t.equal(res.headers.vary, 'Origin, Access-Control-Request-Headers')
+
+  const odd = 'mcp-param-' + 'x'.repeat(65) + ', x-not-ours, mcp-param-a b, ' + Array.from({ length: 40 }, (_, i) => `mcp-param-p${i}`).join(', ')
+  const bounded = await app.inject({ method: 'OPTIONS', url: '/mcp', headers: { ...preflightHeaders(APP), 'access-control-request-headers': odd } })
+  const named = String(bounded.headers['access-control-allow-headers']).toLowerCase().split(', ')
+  t.notOk(named.includes('x-not-ours'), 'only Mcp-Param-* names are taken from the request')
+  t.notOk(named.some((name) => name.length > 'mcp-param-'.length + 64 || name.includes(' ')), 'over-long and malformed names are not')
+  t.equal(named.filter((name) => name.startsWith('mcp-param-')).length, 32, 'at most 32 of them')
+})
+
 t.test('a wildcard allows any origin', async (t) => {
   const app = await catalogApp(t, { cors: { allowOrigins: ['*'] } })
   const res = await app.inject({ method: 'OPTIONS', url: '/messages', headers: preflightHeaders('https://anyone.example') })
   t.equal(res.statusCode, 204)
   t.equal(res.headers['access-control-allow-origin'], '*')
-  t.equal(res.headers['access-control-allow-headers'], 'Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID')
-  t.notOk(res.headers.vary, 'a fixed answer needs no Vary')
+  t.equal(res.headers['access-control-allow-headers'], 'Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID')
+  t.equal(res.headers.vary, 'Access-Control-Request-Headers', 'any origin, but the answer depends on the headers asked for')
   const post = await app.inject({ method: 'POST', url: '/messages?sessionId=x', headers: { origin: 'https://anyone.example', 'content-type': 'application/json' }, payload: '{}' })
   t.equal(post.headers['access-control-allow-origin'], '*')
 })

@@ -208,16 +208,20 @@ t.test('input the client sends is checked before the handler sees it', async (t)
   })
   core.tool({ name: 'model' }, async (_args, ctx) => ({ content: [{ type: 'text', text: String((await ctx.sample({ messages: [], maxTokens: 1 }, { key: 'm' })).model) }] }))
   core.tool({ name: 'roots' }, async (_args, ctx) => ({ content: [{ type: 'text', text: String((await ctx.listRoots({ key: 'r' })).roots) }] }))
+  // Each tool asks once first: its state is what makes an answer count (answers to questions never asked are not read).
+  const stateOf = async (name: string): Promise<string> => (await call('tools/call', { name })).result.requestState
+  const states = { greet: await stateOf('greet'), model: await stateOf('model'), roots: await stateOf('roots') }
+  runs = 0
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
     ['null inputResponses', { name: 'greet', inputResponses: null }, /params.inputResponses must be an object/],
     ['an array', { name: 'greet', inputResponses: [] }, /params.inputResponses must be an object/],
     ['a number as a result', { name: 'greet', inputResponses: { user_name: 12345 } }, /every value of params.inputResponses must be a result object/],
-    ['an elicit result without action', { name: 'greet', inputResponses: { user_name: { content: {} } } }, /inputResponses\["user_name"\] is not a valid elicitation\/create result: action/],
-    ['elicit content not an object', { name: 'greet', inputResponses: { user_name: { action: 'accept', content: 'Ada' } } }, /content must be an object/],
-    ['a sampling result without role', { name: 'model', inputResponses: { m: { content: { type: 'text', text: '' }, model: 'x' } } }, /role must be/],
-    ['a sampling result without content', { name: 'model', inputResponses: { m: { role: 'assistant', model: 'x' } } }, /content must be a content block/],
-    ['a sampling result without model', { name: 'model', inputResponses: { m: { role: 'assistant', content: [] } } }, /model must be a string/],
-    ['roots not an array', { name: 'roots', inputResponses: { r: { roots: 'file:///' } } }, /roots must be an array/],
+    ['an elicit result without action', { name: 'greet', inputResponses: { user_name: { content: {} } }, requestState: states.greet }, /inputResponses\["user_name"\] is not a valid elicitation\/create result: action/],
+    ['elicit content not an object', { name: 'greet', inputResponses: { user_name: { action: 'accept', content: 'Ada' } }, requestState: states.greet }, /content must be an object/],
+    ['a sampling result without role', { name: 'model', inputResponses: { m: { content: { type: 'text', text: '' }, model: 'x' } }, requestState: states.model }, /role must be/],
+    ['a sampling result without content', { name: 'model', inputResponses: { m: { role: 'assistant', model: 'x' } }, requestState: states.model }, /content must be a content block/],
+    ['a sampling result without model', { name: 'model', inputResponses: { m: { role: 'assistant', content: [] } }, requestState: states.model }, /model must be a string/],
+    ['roots not an array', { name: 'roots', inputResponses: { r: { roots: 'file:///' } }, requestState: states.roots }, /roots must be an array/],
     ['requestState not a string', { name: 'greet', requestState: 7 }, /Invalid requestState: it must be the string/],
     ['requestState made up', { name: 'greet', requestState: 'eyJ4Ijo5OTk5OTk5OTk5OTk5fQ' }, /Invalid requestState: it is malformed/]
   ]
@@ -227,8 +231,34 @@ t.test('input the client sends is checked before the handler sees it', async (t)
     t.notOk('data' in reply.error, `${name}: no data`)
   }
   t.equal(runs, 2, 'structural problems stop the call before the handler runs; a bad answer stops it at the ask')
-  const fine = await call('tools/call', { name: 'greet', inputResponses: { user_name: { action: 'decline' } } })
-  t.same(fine.result.content, [{ type: 'text', text: 'decline' }], 'an answer without a state is taken: the client is the one answering')
+  const fine = await call('tools/call', { name: 'greet', inputResponses: { user_name: { action: 'decline' } }, requestState: states.greet })
+  t.same(fine.result.content, [{ type: 'text', text: 'decline' }], 'a well-formed answer to the question asked is taken')
+})
+
+t.test('an answer counts only for a question this server asked in a state it signed', async (t) => {
+  const { core, call } = makeCore()
+  let approved = 0
+  core.tool({ name: 'transfer' }, async (_args, ctx) => {
+    const approval = await ctx.elicit({ message: 'Approve the transfer?', requestedSchema: { type: 'object', properties: {} } }, { key: 'approve' })
+    if (approval.action !== 'accept') return { content: [{ type: 'text', text: 'not approved' }] }
+    approved++
+    return { content: [{ type: 'text', text: 'transferred' }] }
+  })
+  const upFront = await call('tools/call', { name: 'transfer', inputResponses: { approve: { action: 'accept' } } })
+  t.equal(upFront.result.resultType, 'input_required', 'an answer sent before the question was asked skips no step')
+  t.same(Object.keys(upFront.result.inputRequests), ['approve'], 'the question is asked')
+  t.equal(approved, 0)
+
+  const extra = await call('tools/call', { name: 'transfer', inputResponses: { approve: { action: 'accept' }, unasked: { action: 'accept' } }, requestState: upFront.result.requestState })
+  t.same(extra.result.content, [{ type: 'text', text: 'transferred' }], 'the answer to the question asked is taken; an extra one is not read')
+  t.equal(approved, 1)
+
+  // A state from a round that asked nothing under this key (here: a state issued for another key) answers nothing.
+  core.tool({ name: 'other' }, async (_args, ctx) => { await ctx.elicit(NAME_QUESTION, { key: 'user_name' }); return { content: [] } })
+  const foreign = await call('tools/call', { name: 'other' })
+  const crossed = await call('tools/call', { name: 'transfer', inputResponses: { approve: { action: 'accept' } }, requestState: foreign.result.requestState })
+  t.match(crossed.error, { code: -32602, message: /not issued for this request/ }, 'a state signed for another request is refused')
+  t.equal(approved, 1)
 })
 
 t.test('a state is refused from another principal, for other arguments, when modified or expired', async (t) => {

@@ -50,6 +50,7 @@ const SERVER_DEFAULTS = {
   tasks: TASK_DEFAULTS,
   requestState: { ttlMs: 600000, maxBytes: 65536 },
   telemetry: { enabled: true },
+  skills: { directoryRead: false, maxEntries: 512, maxFileBytes: 16777216, maxTotalBytes: 16777216 },
   ...LISTEN_DEFAULTS
 }
 
@@ -255,7 +256,8 @@ t.test('plugin options: Fastify register keys stripped, port and host refused', 
     protocols: ['modern', 'legacy'],
     cache: { ttlMs: 0, scope: 'private' },
     tasks: TASK_DEFAULTS,
-    requestState: { ttlMs: 600000, maxBytes: 65536 }
+    requestState: { ttlMs: 600000, maxBytes: 65536 },
+    skills: { directoryRead: false, maxEntries: 512, maxFileBytes: 16777216, maxTotalBytes: 16777216 }
   })
   t.equal(input.prefix, '/v1', 'input untouched')
   t.ok(Object.isFrozen(resolved))

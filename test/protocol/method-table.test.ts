@@ -6,10 +6,13 @@ import { PassThrough } from 'node:stream'
 import t, { type Test } from 'tap'
 import { METHOD_TABLE, type MethodRow } from '../../src/protocol/methods/table.js'
 import { McpCore } from '../../src/protocol/core.js'
+import { protocolExtensions } from '../../src/extensions/index.js'
 import { StdioRunner } from '../../src/transports/stdio/runner.js'
 import { registerCatalog } from '../fixtures/catalog.js'
-import { listeningCatalogApp, openRawStream, waitFor, type RawStream } from '../fixtures/http-app.js'
-import { BOTH, openSession, raw } from '../fixtures/streamable-raw.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { openRawStream, type RawStream } from '../helpers/sse-raw.js'
+import { BOTH, openSession, raw } from '../helpers/streamable-raw.js'
+import { until } from '../helpers/wait.js'
 import { collectJsonLines } from '../helpers/json-lines.js'
 import { MODERN, meta } from '../helpers/modern.js'
 import { memoryRig, startCluster } from '../helpers/scale-cluster.js'
@@ -41,8 +44,14 @@ const PROBES: Record<string, (env: ProbeEnv) => Record<string, unknown>> = {
   'tasks/update': ({ taskId }) => ({ taskId, inputResponses: {} }),
   // Last of the task methods (the table's order): it ends the task the others read.
   'tasks/cancel': ({ taskId }) => ({ taskId }),
-  'subscriptions/listen': () => ({ notifications: {} })
+  'subscriptions/listen': () => ({ notifications: {} }),
+  'skills/list': () => ({}),
+  'skills/get': () => ({ uri: 'skill://table-skill/SKILL.md' }),
+  'resources/directory/read': () => ({ uri: 'skill://table-skill' })
 }
+
+/** The skill the Skills methods' probes read (served with `skills.directoryRead`). */
+const TABLE_SKILL = { name: 'table-skill', files: { 'SKILL.md': '---\nname: table-skill\ndescription: Probed by the method table test\n---\n' } }
 
 /** A call whose handler asks the client a question, for each method the table lets ask. */
 const ASKING: Record<string, Record<string, unknown>> = {
@@ -64,7 +73,8 @@ function messagesOf (sse: string): any[] {
 async function modernServer (t: Test) {
   // One per-method override beside the defaults: the overrides are keyed by the cacheable methods.
   const cache = { ttlMs: 60_000, scope: 'public' as const, methods: { 'resources/read': { scope: 'private' as const } } }
-  const { app, base } = await listeningCatalogApp(t, { cache })
+  const { app, base } = await listeningCatalogApp(t, { cache, skills: { directoryRead: true } })
+  app.mcp.skill(TABLE_SKILL)
   app.mcp.tool({ name: 'asks' }, async (_args, ctx) => {
     await ctx.elicit(QUESTION)
     return { content: [] }
@@ -142,8 +152,9 @@ t.test('2026-07-28 on Streamable HTTP: generations, caching, Mcp-Name and input 
 
 /** The stdio transport over in-memory pipes: a legacy client's raw JSON-RPC lines. */
 function legacyStdio (t: Test) {
-  const core = new McpCore({ name: 'table', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: { error: () => {} } })
+  const core = new McpCore({ name: 'table', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: { error: () => {} }, extensions: protocolExtensions({ directoryRead: true }) })
   registerCatalog(core)
+  core.skill(TABLE_SKILL)
   const input = new PassThrough()
   const output = new PassThrough()
   const runner = new StdioRunner(core, { input, output, maxMessageBytes: 1 << 20 })
@@ -154,7 +165,7 @@ function legacyStdio (t: Test) {
   async function call (method: string, params: Record<string, unknown>): Promise<any> {
     const id = nextId++
     input.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n')
-    await waitFor(() => lines.some((line) => line.id === id), 5000, `the answer to ${method}`)
+    await until(() => lines.some((line) => line.id === id), { timeoutMs: 5000, what: `the answer to ${method}` })
     return lines.find((line) => line.id === id)
   }
   return { call }

@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events'
 import type { ServerResponse } from 'node:http'
 import t from 'tap'
 import { Session } from '../../src/protocol/session.js'
-import { MemoryEventStore, type EventReplay, type EventStore, type StoredEvent } from '../../src/scale/memory/event-store.js'
+import { MemoryEventStore } from '../../src/scale/memory/event-store.js'
+import type { EventReplay, EventStore, StoredEvent } from '../../src/scale/ports.js'
 import { StreamSet } from '../../src/transports/http/sse-stream.js'
 import { StreamableChannel } from '../../src/transports/streamable/channel.js'
 
@@ -162,7 +163,7 @@ t.test('anything else first upgrades a pending answer: hijack, priming, that mes
   t.same(reply.raw.messages.map((data) => JSON.parse(data).params?.data ?? 'result'), ['first', 'second', 'result'], 'each once, in order')
   t.equal(reply.raw.writableEnded, true, 'the response ends the stream')
   t.equal(get.messages.length, 0, 'nothing went to the standalone stream')
-  channel.finish(4)
+  channel.handlerDone(4)
   t.equal(channel.has(4), false, 'forgotten')
 })
 

@@ -23,13 +23,22 @@ export const initialize: MethodHandler = (params, { session, server, registry })
   return result
 }
 
-/** Capabilities reflect what is registered when the client connects. */
+/**
+ * Capabilities reflect what is registered when the client connects, extensions included (SEP-2133:
+ * `capabilities.extensions`, on 2025-11-25 too).
+ */
 export function capabilitiesOf (registry: MethodEnv['registry']): Record<string, unknown> {
   const capabilities: Record<string, unknown> = { logging: {} }
   if (registry.tools.size > 0) capabilities.tools = { listChanged: true }
   if (registry.resources.size > 0 || registry.templates.size > 0) capabilities.resources = { subscribe: true, listChanged: true }
   if (registry.prompts.size > 0) capabilities.prompts = { listChanged: true }
   if (hasCompleters(registry)) capabilities.completions = {}
+  const extensions: Record<string, unknown> = {}
+  for (const [id, settingsOf] of registry.extensionCapabilities) {
+    const settings = settingsOf()
+    if (settings !== undefined) extensions[id] = settings
+  }
+  if (Object.keys(extensions).length > 0) capabilities.extensions = extensions
   return capabilities
 }
 

@@ -7,7 +7,7 @@ import { requireUri, type MethodHandler } from './types.js'
 import { shallowCopy } from '../../util/shallow-copy.js'
 
 export const listResources: MethodHandler = (params, { registry, session, server }) => {
-  const { page, nextCursor } = paginate(registry.resources.values(), params.cursor, server.pageSize)
+  const { page, nextCursor } = paginate(registry.listedResources(), params.cursor, server.pageSize)
   const resources = page.map((resource) => shapeDescriptor(resource.wire, session.protocolVersion as string))
   return nextCursor === undefined ? { resources } : { resources, nextCursor }
 }

@@ -4,6 +4,7 @@ import type { ProtocolGeneration } from '../modern/meta.js'
 import { withInputRequests } from '../modern/mrtr.js'
 import { cancelTask, getTask, updateTask } from '../tasks/methods.js'
 import { complete } from './completion.js'
+import { servedByExtension } from './extension.js'
 import { initialize, ping, setLevel } from './lifecycle.js'
 import { getPrompt, listPrompts } from './prompts.js'
 import { listResources, listResourceTemplates, readResource, subscribe, unsubscribe } from './resources.js'
@@ -71,7 +72,13 @@ export const METHOD_TABLE = {
   'tasks/get': { handler: getTask, generations: ['modern'], mcpNameFrom: 'taskId' },
   'tasks/update': { handler: updateTask, generations: ['modern'], mcpNameFrom: 'taskId' },
   'tasks/cancel': { handler: cancelTask, generations: ['modern'], mcpNameFrom: 'taskId' },
-  'subscriptions/listen': { handler: listen, generations: ['modern'] }
+  'subscriptions/listen': { handler: listen, generations: ['modern'] },
+  // The Skills extension (io.modelcontextprotocol/skills, SEP-2640), served by src/extensions/skills/
+  // on both generations; directory/read only with `skills.directoryRead`. Their 2026-07-28 results
+  // are cacheable like the lists and reads they stand beside.
+  'skills/list': { handler: servedByExtension('skills/list'), generations: BOTH, cacheable: true },
+  'skills/get': { handler: servedByExtension('skills/get'), generations: BOTH, cacheable: true },
+  'resources/directory/read': { handler: servedByExtension('resources/directory/read'), generations: BOTH, cacheable: true }
 } as const satisfies Readonly<Record<string, MethodRow>>
 
 type Table = typeof METHOD_TABLE

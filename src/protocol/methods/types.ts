@@ -33,6 +33,8 @@ export interface MethodEnv {
   requestState: RequestStateCodec
   /** The open `subscriptions/listen` streams. */
   listen: ListenHub
+  /** Handlers of the methods extensions serve (Skills), by name; their rows are in the method table. */
+  extensionMethods: ReadonlyMap<string, MethodHandler>
 }
 
 /**

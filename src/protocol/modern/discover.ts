@@ -10,7 +10,7 @@ import { taskExtensionCapabilities } from '../tasks/capability.js'
  */
 export function modernCapabilities (registry: MethodEnv['registry']): Record<string, unknown> {
   const capabilities = capabilitiesOf(registry)
-  const extensions = taskExtensionCapabilities(registry)
+  const extensions = { ...capabilities.extensions as Record<string, unknown> | undefined, ...taskExtensionCapabilities(registry) }
   if (Object.keys(extensions).length > 0) capabilities.extensions = extensions
   return capabilities
 }

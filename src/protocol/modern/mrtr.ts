@@ -135,10 +135,11 @@ export class InputRound implements InputAsker {
       return Promise.resolve(structuredClone(stored.result))
     }
     const response = this.responses.get(name)
-    // What the state says this key asked last; an answer to a question that has since changed is not
-    // an answer to this one (a client resending old answers, or a key reused for another question).
-    const known = this.earlier.asked.get(name) ?? stored?.question
-    if (response !== undefined && (known === undefined || known === question)) {
+    // An answer counts only for a question this server asked, with this content, in the state it
+    // signed: never one sent up front (an approval step skipped by answering before being asked),
+    // nor one to a question that has since changed (a client resending old answers, or a key reused
+    // for another question). Anything else is asked again.
+    if (response !== undefined && this.earlier.asked.get(name) === question) {
       const problem = checkInputResponse(method, response)
       if (problem !== undefined) {
         this.failure ??= invalidParams(`inputResponses["${name}"] is not a valid ${method} result: ${problem}`)

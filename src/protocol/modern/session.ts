@@ -1,5 +1,5 @@
 import type { Principal } from '../principal.js'
-import { Session, type SessionChannel } from '../session.js'
+import { openReadySession, type Session, type SessionChannel } from '../session.js'
 import type { ModernMeta } from './meta.js'
 
 /**
@@ -11,12 +11,7 @@ import type { ModernMeta } from './meta.js'
  * core's sessions (broadcasts do not reach it) and is closed once answered.
  */
 export function openModernSession (channel: SessionChannel, principal: Principal | undefined, meta: ModernMeta): Session {
-  const session = new Session('', channel, principal)
+  const session = openReadySession('', channel, principal, meta)
   session.era = 'modern'
-  session.state = 'ready'
-  session.protocolVersion = meta.protocolVersion
-  session.clientCapabilities = meta.clientCapabilities
-  session.clientInfo = meta.clientInfo
-  session.logLevel = meta.logLevel
   return session
 }

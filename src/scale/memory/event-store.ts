@@ -1,45 +1,5 @@
 import type { JsonRpcId } from '../../jsonrpc/messages.js'
-
-/**
- * Resumability for Streamable HTTP: every event written on a session's event
- * streams is recorded here, so a client whose stream dropped (or that the
- * server closed mid-call) can reconnect with `Last-Event-ID` and receive what
- * it missed. The transport makes up the event ids; the store treats them as
- * opaque strings. Methods may answer synchronously or with a promise, so a
- * shared backend (Redis, a database) can sit behind the same interface.
- */
-export interface StoredEvent {
-  /** The SSE `id` the event was (or would have been) written with. */
-  readonly id: string
-  /** The serialized JSON-RPC message; empty for a priming event (an id and no message). */
-  readonly data: string
-  /**
-   * The id of the request the stream answers, on a request stream's priming event: another
-   * instance can then answer that request with an error if the instance executing it dies.
-   */
-  readonly requestId?: JsonRpcId
-}
-
-export interface EventReplay {
-  /** The stream the last event id belongs to. */
-  readonly streamId: string
-  /** Events of that stream recorded after the last event id, oldest first. */
-  readonly events: readonly StoredEvent[]
-  /** The request the stream answers, when its priming event recorded it (and was not evicted). */
-  readonly requestId?: JsonRpcId
-}
-
-export interface EventStore {
-  /** Records one event of `streamId`. Events arrive in the order they were written. */
-  append: (sessionId: string, streamId: string, event: StoredEvent) => void | Promise<void>
-  /**
-   * The events after `lastEventId` on its stream; undefined when the id is
-   * unknown to the session (never written, evicted, or the session's events were deleted).
-   */
-  replayAfter: (sessionId: string, lastEventId: string) => EventReplay | undefined | Promise<EventReplay | undefined>
-  /** Forgets a session's events (the session ended). */
-  deleteSession: (sessionId: string) => void | Promise<void>
-}
+import type { EventReplay, EventStore, StoredEvent } from '../ports.js'
 
 interface Entry {
   streamId: string
@@ -116,15 +76,5 @@ export class MemoryEventStore implements EventStore {
 
   deleteSession (sessionId: string): void {
     this.sessions.delete(sessionId)
-  }
-
-  /** Sessions with recorded events (for tests and metrics). */
-  get sessionCount (): number {
-    return this.sessions.size
-  }
-
-  /** Bytes of event data held for a session (for tests and metrics). */
-  bytesOf (sessionId: string): number {
-    return this.sessions.get(sessionId)?.bytes ?? 0
   }
 }

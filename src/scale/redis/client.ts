@@ -1,6 +1,6 @@
 import type { Redis as IORedis, RedisOptions } from 'ioredis'
 import { RedisUnreachableError, ScaleUnavailableError } from '../../errors.js'
-import type { ScaleLogger } from '../logger.js'
+import type { ScaleLogger } from '../ports.js'
 import { SCRIPTS, type ScriptName } from './scripts.js'
 
 // The one place that knows ioredis. Everything else in src/scale/redis/ calls this port, so a

@@ -1,5 +1,5 @@
 import type { JsonRpcId } from '../../jsonrpc/messages.js'
-import type { EventReplay, EventStore, StoredEvent } from '../memory/event-store.js'
+import type { EventReplay, EventStore, StoredEvent } from '../ports.js'
 import { bounded, type RedisPort } from './client.js'
 import type { Keys } from './keys.js'
 

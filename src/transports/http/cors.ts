@@ -23,11 +23,29 @@ export interface PreflightRouteOptions {
   logSerializers?: { req: (request: FastifyRequest) => Record<string, unknown> }
 }
 
-/** Request headers a browser client may send to the MCP endpoints. */
+/**
+ * `Mcp-Param-{Name}` headers (MCP 2026-07-28): a tool parameter marked `x-mcp-header` is mirrored
+ * into one, so their names are the tools' choice, and a tool registered later adds its own.
+ */
+const PARAM_HEADER = /^mcp-param-[!#$%&'*+.^_`|~0-9a-z-]{1,64}$/
+/** Param headers a preflight may allow at once: a tool's parameters, not an open list. */
+const MAX_PARAM_HEADERS = 32
+
+/** Request headers a browser client may send to the MCP endpoints (both generations). */
 export function allowedHeadersFor (auth: ResolvedAuthOptions | undefined): string {
-  const headers = ['Authorization', 'Content-Type', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Last-Event-ID']
+  const headers = ['Authorization', 'Content-Type', 'Mcp-Session-Id', 'Mcp-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID']
   if (auth?.type === 'apikey') headers.push(auth.options.headerName)
   return headers.join(', ')
+}
+
+/**
+ * The preflight's `Access-Control-Allow-Headers`: the fixed list, plus the `Mcp-Param-*` headers
+ * the browser asks for (`Access-Control-Request-Headers`), which no fixed list can name.
+ */
+function allowHeadersFor (fixed: string, requested: string | undefined): string {
+  if (requested === undefined) return fixed
+  const params = requested.toLowerCase().split(',').map((name) => name.trim()).filter((name) => PARAM_HEADER.test(name))
+  return params.length === 0 ? fixed : `${fixed}, ${params.slice(0, MAX_PARAM_HEADERS).join(', ')}`
 }
 
 /**
@@ -62,7 +80,9 @@ export function createCorsPolicy (allowOrigins: readonly string[], auth: Resolve
         app.options(path, { ...routeOptions, onRequest: [...routeOptions.onRequest] }, async (request, reply) => {
           if (addOriginHeaders(request.headers.origin, reply)) {
             reply.header('Access-Control-Allow-Methods', METHODS)
-            reply.header('Access-Control-Allow-Headers', allowedHeaders)
+            reply.header('Access-Control-Allow-Headers', allowHeadersFor(allowedHeaders, request.headers['access-control-request-headers']))
+            // The answer depends on the headers asked for: a cache must not serve it to another preflight.
+            reply.header('Vary', anyOrigin ? 'Access-Control-Request-Headers' : 'Origin, Access-Control-Request-Headers')
             reply.header('Access-Control-Max-Age', '600')
           }
           // Some browsers wait for a body on a 204 without Content-Length.

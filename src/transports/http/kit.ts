@@ -6,15 +6,14 @@ import type { ResolvedAuthOptions, ResolvedPluginOptions } from '../../schemas/r
 import { createCorsPolicy } from './cors.js'
 import { endAtDeadline } from './expiry.js'
 import { createOriginGuard } from './guards.js'
-import { startIdleSweep } from './idle.js'
+import { requestFactsHook } from './request-facts.js'
 import { transportErrorHandler } from './replies.js'
-import type { ScaleNode } from '../scale-out/node.js'
 import { SessionLimits } from './session-limits.js'
 import { StreamSet } from './sse-stream.js'
 
 /** Route options every MCP route carries. */
 export interface McpRouteOptions {
-  /** In order: host/origin guard, CORS, auth. */
+  /** In order: host/origin guard, CORS, auth, the request facts of `ctx.http`. */
   onRequest: onRequestHookHandler[]
   /** Request logs with credential query parameters redacted (when auth is on). */
   logSerializers?: { req: (request: FastifyRequest) => Record<string, unknown> }
@@ -37,18 +36,16 @@ export interface HttpKit {
    * first: a stream opened with a token must not outlive it (the client comes back with a valid one).
    */
   readonly endWithCredential: (request: FastifyRequest, res: ServerResponse, end: () => void) => void
-  /** Scale-out: this instance's end of the engine; undefined on one instance. */
-  readonly scale: ScaleNode | undefined
 }
 
 /**
  * Prepares the encapsulated MCP child for the HTTP transports: JSON-only
- * bodies, the error contract, DNS-rebinding protection, CORS, auth, the idle
- * sweep and the keep-alive timer. `endpoints` are the child-relative paths of
+ * bodies, the error contract, DNS-rebinding protection, CORS, auth, session
+ * limits and the keep-alive timer. `endpoints` are the child-relative paths of
  * every MCP route (they get CORS preflight routes and go into auth metadata).
  * Nothing here touches the parent app; auth's own routes are left to the caller.
  */
-export async function setupHttp (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, endpoints: readonly string[], scale?: ScaleNode): Promise<HttpKit> {
+export async function setupHttp (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, endpoints: readonly string[]): Promise<HttpKit> {
   // Fastify keeps a trailing slash of the prefix (`/api/`) but joins routes without doubling it.
   const base = app.prefix.endsWith('/') ? app.prefix.slice(0, -1) : app.prefix
   const url = (path: string): string => `${base}${path}`
@@ -73,6 +70,8 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
   const hooks: onRequestHookHandler[] = [guard]
   if (cors !== undefined) hooks.push(cors.onRequest)
   if (auth !== undefined) hooks.push(auth.onRequest)
+  // Last: what ctx.http tells handlers is what the guard above accepted.
+  hooks.push(requestFactsHook(auth?.credential))
   const routeOptions = (only = hooks): McpRouteOptions => auth === undefined
     ? { onRequest: [...only] }
     : { onRequest: [...only], logSerializers: auth.logSerializers }
@@ -81,11 +80,8 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
 
   const streams = new StreamSet(options.keepAliveIntervalMs)
   core.telemetry.countStreams('sse', () => streams.size)
-  // Scale-out: idle expiry is the store's TTL, and the node evicts what is idle here.
-  const stopSweep = scale === undefined ? startIdleSweep(core, options.idleTimeoutMs) : () => {}
   const limits = new SessionLimits(core, options)
   app.addHook('onClose', async () => {
-    stopSweep()
     limits.close()
     streams.closeAll()
     await auth?.close()
@@ -94,7 +90,7 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
     const principal = request.mcpPrincipal
     if (auth !== undefined && principal !== undefined) endAtDeadline(res, auth.validUntil(principal), end)
   }
-  return { routeOptions: () => routeOptions(), auth, streams, limits, url, endWithCredential, scale }
+  return { routeOptions: () => routeOptions(), auth, streams, limits, url, endWithCredential }
 }
 
 /**

@@ -1,14 +1,15 @@
 import type { FastifyInstance } from 'fastify'
 import type { McpCore } from '../../protocol/core.js'
 import { createScaleEngine, type RedisScaleEngine } from '../../scale/redis/engine.js'
-import type { EventStore } from '../../scale/memory/event-store.js'
-import type { ScaleEngine } from '../../scale/ports.js'
+import type { EventStore, ScaleEngine } from '../../scale/ports.js'
 import type { ResolvedPluginOptions } from '../../schemas/resolve.js'
 import { createHostHook, exposureWarning } from './guards.js'
 import { setupHttp, type HttpKit } from './kit.js'
 import { transportErrorHandler } from './replies.js'
 import { registerSseRoutes } from '../sse/routes.js'
 import { registerStreamableRoutes } from '../streamable/routes.js'
+import { ClusterDirectory } from '../scale-out/cluster.js'
+import { LocalDirectory, type SessionDirectory } from '../scale-out/directory.js'
 import { ScaleNode } from '../scale-out/node.js'
 
 /**
@@ -77,19 +78,26 @@ export async function startScaleOut (fastify: FastifyInstance, options: Resolved
 /**
  * Mounts the HTTP transports from the plugin's instance: an encapsulated
  * child (under `prefix`) with the shared pieces first (body parsing, error
- * contract, guards, CORS, auth, timers), then each transport's routes; then
- * auth's own routes, which live at the host root whatever the prefix.
+ * contract, guards, CORS, auth, timers), then the session directory (this
+ * instance alone, or the cluster `node` belongs to), then each transport's
+ * routes; then auth's own routes, which live at the host root whatever the prefix.
  */
-export async function registerHttpTransports (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, prefix: string | undefined, scale?: ScaleNode): Promise<void> {
+export async function registerHttpTransports (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, prefix: string | undefined, node?: ScaleNode): Promise<void> {
   const mounted: { http?: HttpKit } = {}
   await app.register(async (child: FastifyInstance) => {
     // Declared up front so every request of the MCP routes has the same shape; the auth hook sets it.
     child.decorateRequest('mcpPrincipal', undefined)
     const streamable = options.streamableEndpoint
     const endpoints = streamable === false ? [options.endpoint, options.messageEndpoint] : [options.endpoint, options.messageEndpoint, streamable]
-    const http = await setupHttp(child, core, options, endpoints, scale)
-    registerSseRoutes(child, core, options, http)
-    if (streamable !== false) registerStreamableRoutes(child, core, options, http, streamable)
+    const http = await setupHttp(child, core, options, endpoints)
+    // This instance alone, or a cluster: the routes below never ask which.
+    const directory: SessionDirectory = node === undefined
+      ? new LocalDirectory(core, options, http, child.log)
+      : new ClusterDirectory(node, core, options, http)
+    const stopIdleExpiry = directory.startIdleExpiry()
+    child.addHook('onClose', async () => { stopIdleExpiry() })
+    registerSseRoutes(child, core, options, http, directory)
+    if (streamable !== false) registerStreamableRoutes(child, core, options, http, streamable, directory)
     mounted.http = http
   }, prefix === undefined ? {} : { prefix })
   const auth = mounted.http?.auth

@@ -133,12 +133,12 @@ export class StreamSet {
     this.intervalMs = keepAliveIntervalMs
   }
 
-  /** Tracks a stream until its response closes. */
   /** Streams open now (the telemetry gauge reads it). */
   get size (): number {
     return this.streams.size
   }
 
+  /** Tracks a stream until its response closes. */
   add (stream: SseStream): void {
     this.streams.add(stream)
     stream.res.once('close', () => { this.delete(stream) })

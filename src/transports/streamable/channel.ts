@@ -1,20 +1,12 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { JsonRpcId, JsonRpcMessage } from '../../jsonrpc/messages.js'
 import type { Session, SessionChannel } from '../../protocol/session.js'
-import type { EventReplay, StoredEvent } from '../../scale/memory/event-store.js'
-import { comparePositions } from '../../scale/position.js'
+import type { EventReplay, StoredEvent } from '../../scale/ports.js'
 import { SseStream } from '../http/sse-stream.js'
 import {
-  EVENT_ID, PRIMING_RETRY_MS, PRIMING_SINCE, SCALED_EVENT_ID, STANDALONE, gone, isResponseTo,
+  EVENT_ID, PRIMING_RETRY_MS, PRIMING_SINCE, STANDALONE, gone, isResponseTo,
   type EventChannel, type LiveStream, type RequestEntry, type ResumePlan, type StreamEnv, type UpgradableReply
 } from './event-ids.js'
-
-/** A stream-0 message that reached the gateway while a resume was replaying: written after, unless replayed. */
-interface HeldArrival {
-  kind: 'log' | 'fanout'
-  position: string
-  json: string
-}
 
 export type { StreamEnv } from './event-ids.js'
 
@@ -25,24 +17,20 @@ export type { StreamEnv } from './event-ids.js'
  * takes one and anything but the response comes first), everything else on
  * the standalone GET stream. With an event store every event gets an id and
  * is recorded, so any stream can be resumed with `Last-Event-ID`.
+ *
+ * With several instances the session's channel is a `GatewayChannel` (transports/scale-out/),
+ * which overrides the protected members that decide where stream 0 goes and how streams are named.
  */
 export class StreamableChannel implements SessionChannel {
-  private readonly env: StreamEnv
-  private session!: Session
+  protected readonly env: StreamEnv
+  protected session!: Session
   private readonly requests = new Map<JsonRpcId, RequestEntry>()
   private readonly inflight = new Map<string, EventChannel>()
-  private readonly standalone: EventChannel = { id: STANDALONE, live: undefined, held: undefined, complete: false }
+  protected readonly standalone: EventChannel = { id: STANDALONE, live: undefined, held: undefined, complete: false }
   /** Standalone events are kept only once a client has opened that stream: before, nobody could resume it. */
   private standaloneUsed = false
   private nextStream = 1
   private nextEvent = 1
-  // Scale-out: stream 0 lives in the bus (the session's log and the fan-out), and this instance
-  // writes it only while it is the session's gateway. Its event ids are `0_{s}_{b}`: the last log
-  // and fan-out positions written, so a resume on any instance knows where to start in both.
-  private gateway = false
-  private lastLog = '0'
-  private lastFanout = '0'
-  private held0: HeldArrival[] | undefined
 
   constructor (env: StreamEnv) {
     this.env = env
@@ -59,7 +47,7 @@ export class StreamableChannel implements SessionChannel {
   }
 
   /** Priming and mid-call closing need a store and a client that knows priming events. */
-  private get resumable (): boolean {
+  protected get resumable (): boolean {
     return this.env.store !== undefined && (this.session.protocolVersion ?? '') >= PRIMING_SINCE
   }
 
@@ -93,27 +81,25 @@ export class StreamableChannel implements SessionChannel {
       }
     }
     this.emit(channel, json)
-    if (final) this.complete(relatedRequestId)
+    if (final) this.completeStream(relatedRequestId)
   }
 
   /** A notification serialized once for many receivers: a broadcast (standalone), a listen stream's change (its request's stream). */
   sendSerialized (json: string, relatedRequestId?: JsonRpcId): void {
-    if (relatedRequestId !== undefined) {
-      this.route(json, undefined, relatedRequestId)
-      return
-    }
-    // Scale-out: only registry changes come here (broadcasts go through the bus); every instance
-    // announces its own, so the gateway writes it and nobody else.
-    if (this.env.scale !== undefined) this.writeGateway(json, `0_${this.lastLog}_${this.lastFanout}`)
+    if (relatedRequestId !== undefined) this.route(json, undefined, relatedRequestId)
     else this.sendStandalone(json)
   }
 
   close (): void {
+    this.endStreams()
+    this.guardStore(() => this.env.store?.deleteSession(this.session.id))
+  }
+
+  /** Ends every live connection and forgets the requests: what closing does besides the events. */
+  protected endStreams (): void {
     for (const channel of [this.standalone, ...this.inflight.values()]) this.dropLive(channel)?.end()
     this.requests.clear()
     this.inflight.clear()
-    // Scale-out: the events are shared, and closing here may only drop this instance's copy.
-    if (this.env.scale === undefined) this.guardStore(() => this.env.store?.deleteSession(this.session.id))
   }
 
   closeStream (requestId: JsonRpcId, retryMs?: number): boolean {
@@ -140,7 +126,7 @@ export class StreamableChannel implements SessionChannel {
    * Starts answering `requestId` with a single JSON body; see {@link takeResponse}.
    * With `reply` (the client also takes an event stream) the answer becomes an
    * event stream on that reply as soon as anything but the response is sent
-   * for the request; the route then sees `reply.sent` and calls {@link finish}.
+   * for the request; the route then sees `reply.sent` and calls {@link handlerDone}.
    */
   collectResponse (requestId: JsonRpcId, reply?: UpgradableReply): void {
     this.requests.set(requestId, { channel: undefined, response: undefined, reply, errorCode: undefined })
@@ -164,14 +150,19 @@ export class StreamableChannel implements SessionChannel {
     return response
   }
 
-  /** The handler is done: ends the stream if no response did (a cancelled request gets none). */
-  finish (requestId: JsonRpcId): void {
-    if (this.requests.get(requestId)?.channel !== undefined) this.complete(requestId)
+  /**
+   * The handler of a request answered on an event stream returned: its stream is complete now,
+   * unless its response completed it already. A cancelled request gets no response, so only this
+   * ends its stream.
+   */
+  handlerDone (requestId: JsonRpcId): void {
+    if (this.requests.get(requestId)?.channel !== undefined) this.completeStream(requestId)
   }
 
-  private complete (requestId: JsonRpcId): void {
+  /** Nothing more will be written on the request's stream (its response went out): ends it and forgets the request. */
+  private completeStream (requestId: JsonRpcId): void {
     const channel = this.requests.get(requestId)?.channel
-    /* c8 ignore next: complete() is only called for requests answered on a stream */
+    /* c8 ignore next: only called for requests answered on a stream */
     if (channel === undefined) return
     channel.complete = true
     this.requests.delete(requestId)
@@ -201,13 +192,17 @@ export class StreamableChannel implements SessionChannel {
   }
 
   private openStream (entry: RequestEntry, requestId: JsonRpcId, res: ServerResponse, headers: OutgoingHttpHeaders): EventChannel {
-    const id = this.env.scale === undefined ? String(this.nextStream++) : `${this.env.scale.self}.${this.nextStream++}`
-    const channel: EventChannel = { id, requestId, live: undefined, held: undefined, complete: false }
+    const channel: EventChannel = { id: this.nextStreamId(), requestId, live: undefined, held: undefined, complete: false }
     entry.channel = channel
     this.inflight.set(channel.id, channel)
     const stream = this.attach(channel, res, headers)
     if (this.resumable) this.prime(channel, stream, PRIMING_RETRY_MS)
     return channel
+  }
+
+  /** The id of the next request stream of this session (request streams count up from 1). */
+  protected nextStreamId (): string {
+    return String(this.nextStream++)
   }
 
   // ---- the standalone stream and resumption ----------------------------------
@@ -232,7 +227,7 @@ export class StreamableChannel implements SessionChannel {
    * id is not one of this session's (the route answers 400).
    */
   async planResume (lastEventId: string): Promise<ResumePlan | undefined> {
-    const streamId = (this.env.scale === undefined ? EVENT_ID : SCALED_EVENT_ID).exec(lastEventId)?.[1]
+    const streamId = this.streamIdOf(lastEventId)
     if (this.env.store === undefined || streamId === undefined) return undefined
     const channel = streamId === STANDALONE ? this.standalone : this.inflight.get(streamId)
     if (channel !== undefined) channel.held = []
@@ -249,6 +244,11 @@ export class StreamableChannel implements SessionChannel {
     return { channel, replay }
   }
 
+  /** The stream an event id of this session names; undefined when it is not one of ours. */
+  protected streamIdOf (eventId: string): string | undefined {
+    return EVENT_ID.exec(eventId)?.[1]
+  }
+
   /**
    * Answers a resuming GET: the stored events after the client's last one,
    * then the events held meanwhile, then live events until the stream
@@ -263,18 +263,8 @@ export class StreamableChannel implements SessionChannel {
     })
   }
 
-  /**
-   * Scale-out: a client resumed one of this instance's request streams on another instance; the
-   * stream's events go there through the bus (`sink`) from now on.
-   */
-  resumeRemotely (plan: ResumePlan, sink: LiveStream): void {
-    this.resumeOn(plan, (channel) => {
-      if (channel !== undefined) channel.live = sink
-      return sink
-    })
-  }
-
-  private resumeOn (plan: ResumePlan, connect: (channel: EventChannel | undefined) => LiveStream): void {
+  /** Replays `plan` on the connection `connect` gives the stream, then hands the stream its live events. */
+  protected resumeOn (plan: ResumePlan, connect: (channel: EventChannel | undefined) => LiveStream): void {
     const { channel, replay } = plan
     const held = channel?.held ?? []
     if (channel !== undefined) {
@@ -297,89 +287,9 @@ export class StreamableChannel implements SessionChannel {
 
   // ---- events ------------------------------------------------------------------
 
-  private sendStandalone (json: string): void {
-    if (this.env.scale !== undefined) this.env.scale.deliver0(this.session.id, json)
-    else if (this.standaloneUsed) this.emit(this.standalone, json)
-  }
-
-  // ---- scale-out: stream 0 at the gateway ------------------------------------
-
-  /** True while this instance holds the session's stream 0. */
-  get isGateway (): boolean {
-    return this.gateway
-  }
-
-  /**
-   * This instance claimed stream 0 for a plain GET: what the log and the fan-out held at the claim
-   * went to the previous holder; the stream starts after `tail` and `fanout`.
-   */
-  openGateway (res: ServerResponse, headers: OutgoingHttpHeaders, tail: string, fanout: string): void {
-    this.gateway = true
-    this.held0 = undefined
-    this.lastLog = tail
-    this.lastFanout = fanout
-    this.dropLive(this.standalone)?.end()
-    const stream = this.attach(this.standalone, res, headers)
-    if (this.resumable) stream.prime(`0_${tail}_${fanout}.p`, PRIMING_RETRY_MS)
-  }
-
-  /**
-   * This instance claimed stream 0 for a resume after `0_{log}_{fanout}`: arrivals are held from
-   * now until {@link finishResume0} has written the replay.
-   */
-  beginResume0 (log: string, fanout: string): void {
-    this.gateway = true
-    this.lastLog = log
-    this.lastFanout = fanout
-    this.held0 = []
-  }
-
-  /** Writes the replay (log, then fan-out), then what arrived meanwhile and was not in it; then live. */
-  finishResume0 (res: ServerResponse, headers: OutgoingHttpHeaders, log: Array<{ position: string, json: string }>, fanout: Array<{ position: string, json: string }>): void {
-    const held = this.held0 ?? []
-    this.held0 = undefined
-    this.dropLive(this.standalone)?.end()
-    this.attach(this.standalone, res, headers)
-    for (const entry of log) this.writeLog(entry.position, entry.json)
-    for (const entry of fanout) this.writeFanout(entry.position, entry.json)
-    for (const arrival of held) {
-      if (arrival.kind === 'log') this.writeLog(arrival.position, arrival.json)
-      else this.writeFanout(arrival.position, arrival.json)
-    }
-  }
-
-  /** Another instance holds stream 0 now: end ours, keep the session. */
-  releaseGateway (): void {
-    this.gateway = false
-    this.held0 = undefined
-    this.dropLive(this.standalone)?.end()
-  }
-
-  /** A stream-0 message routed here by `deliver0`, at `position` in the session's log. */
-  writeLog (position: string, json: string): void {
-    if (!this.gateway || comparePositions(position, this.lastLog) <= 0) return
-    if (this.held0 !== undefined) {
-      this.held0.push({ kind: 'log', position, json })
-      return
-    }
-    this.lastLog = position
-    this.writeGateway(json, `0_${position}_${this.lastFanout}`)
-  }
-
-  /** A broadcast or resource update at `position` in the fan-out. */
-  writeFanout (position: string, json: string): void {
-    if (!this.gateway || comparePositions(position, this.lastFanout) <= 0) return
-    if (this.held0 !== undefined) {
-      this.held0.push({ kind: 'fanout', position, json })
-      return
-    }
-    this.lastFanout = position
-    this.writeGateway(json, `0_${this.lastLog}_${position}`)
-  }
-
-  private writeGateway (json: string, id: string): void {
-    if (!this.gateway || this.held0 !== undefined) return
-    this.standalone.live?.message(json, this.resumable ? id : undefined)
+  /** A message for the standalone stream: written (and recorded) once a client has opened it. */
+  protected sendStandalone (json: string): void {
+    if (this.standaloneUsed) this.emit(this.standalone, json)
   }
 
   private eventId (channel: EventChannel): string {
@@ -399,7 +309,7 @@ export class StreamableChannel implements SessionChannel {
 
   private prime (channel: EventChannel, stream: LiveStream, retryMs: number): void {
     // A request stream's priming event names its request: if this instance dies mid-call, the
-    // instance a client resumes on answers that request with an error (scale-node.ts).
+    // instance a client resumes on answers that request with an error (scale-out/attachments.ts).
     const event: StoredEvent = { id: this.eventId(channel), data: '', ...(channel.requestId === undefined ? {} : { requestId: channel.requestId }) }
     this.record(channel, event)
     stream.prime(event.id, retryMs)
@@ -430,7 +340,7 @@ export class StreamableChannel implements SessionChannel {
   }
 
   /** Makes `res` the live connection of `channel` and watches for the client going away. */
-  private attach (channel: EventChannel, res: ServerResponse, headers: OutgoingHttpHeaders): SseStream {
+  protected attach (channel: EventChannel, res: ServerResponse, headers: OutgoingHttpHeaders): SseStream {
     const stream = this.newStream(res)
     stream.open(headers)
     channel.live = stream
@@ -451,7 +361,7 @@ export class StreamableChannel implements SessionChannel {
   }
 
   /** Detaches the live connection (so its 'close' is not taken for a client disconnect) and returns it. */
-  private dropLive (channel: EventChannel): LiveStream | undefined {
+  protected dropLive (channel: EventChannel): LiveStream | undefined {
     const live = channel.live
     channel.live = undefined
     return live

@@ -1,11 +1,10 @@
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcId, JsonRpcMessage } from '../../jsonrpc/messages.js'
-import type { EventReplay, EventStore, StoredEvent } from '../../scale/memory/event-store.js'
+import type { EventReplay, EventStore, StoredEvent } from '../../scale/ports.js'
 import type { StreamSet } from '../http/sse-stream.js'
-import { INSTANCE_ID_SOURCE } from '../../util/ids.js'
 
 // The shapes of Streamable HTTP's per-session state and the small rules about
-// them; the routing itself is StreamableChannel (streamable-channel.ts).
+// them; the routing itself is StreamableChannel (channel.ts).
 
 /** Reconnection delay announced in priming events (ms): how long a client waits before resuming. */
 export const PRIMING_RETRY_MS = 1000
@@ -13,28 +12,17 @@ export const PRIMING_RETRY_MS = 1000
 export const PRIMING_SINCE = '2025-11-25'
 /** Stream id of the standalone GET stream; request streams count up from 1. */
 export const STANDALONE = '0'
+/** An event id: `{stream}_{n}`, the stream's id and a count per session. */
 export const EVENT_ID = /^(\d{1,15})_\d{1,15}$/
-/** Scale-out: a request stream's event id names its executor (`{instance}.{k}_{n}`). */
-export const SCALED_EVENT_ID = new RegExp(`^((${INSTANCE_ID_SOURCE})\\.\\d{1,15})_\\d{1,15}$`)
-/** Scale-out: a stream-0 event id, `0_{s}_{b}` (log and fan-out positions), `.p` for priming. */
-export const STREAM0_EVENT_ID = /^0_(\d{1,20}(?:-\d{1,20})?)_(\d{1,20}(?:-\d{1,20})?)(?:\.p)?$/
 
 /**
  * Where a stream's events are written: an event stream on an HTTP response, or, when a client
- * resumed the stream on another instance, the bus to that instance.
+ * resumed the stream on another instance, the bus to that instance (scale-out/attachments.ts).
  */
 export interface LiveStream {
   message: (json: string, id?: string) => boolean
   prime: (id: string, retryMs: number) => boolean
   end: () => void
-}
-
-/** What a channel needs when several instances serve the session (see transports/scale-node.ts). */
-export interface ChannelScale {
-  /** This instance: request streams are named `{self}.{k}`. */
-  readonly self: string
-  /** Hands a stream-0 message to whichever instance holds the session's stream 0. */
-  readonly deliver0: (sessionId: string, json: string) => void
 }
 
 /** What every session of one Streamable HTTP endpoint shares. */
@@ -45,8 +33,6 @@ export interface StreamEnv {
   maxQueuedBytes: number
   /** A store that failed to record or replay; the event itself was still written live. */
   onStoreError: (error: unknown) => void
-  /** Scale-out; undefined on one instance. */
-  scale?: ChannelScale | undefined
 }
 
 /**

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto'
+import { ScaleUnavailableError } from '../../../errors.js'
+import type { ScaleLogger, WriteOptions } from '../../ports.js'
+import type { RedisPort } from '../client.js'
+import { fieldsOf, type Stamp } from './entry.js'
+import type { ResendLog } from './resend.js'
+
+export interface BusWriterOptions {
+  self: string
+  /** Bus writes waiting for Redis at most (`outboxLimit`). */
+  outboxLimit: number
+  /** Longest wait for the connection before a write a request waits on is refused (`redisTimeoutMs`). */
+  timeoutMs: number
+}
+
+/**
+ * This instance's bus writes: each stamped with the sender, its boot and the next sequence number,
+ * and issued on the command connection, within the outbox limit.
+ */
+export class BusWriter {
+  private readonly boot = randomBytes(6).toString('base64url')
+  private seq = 0
+  private inflight = 0
+  /** Writes refused since the outbox last emptied: the first is logged, the count once it empties. */
+  private refused = 0
+  private closed = false
+
+  constructor (
+    private readonly cmd: RedisPort,
+    private readonly options: BusWriterOptions,
+    private readonly resend: ResendLog,
+    private readonly log: ScaleLogger
+  ) {}
+
+  /** XADD of one message to the stream `key`, kept for writing again once acknowledged. `replaces`: the sequence number of the entry this one writes again. */
+  async append (key: string, maxLen: number, message: object, options?: WriteOptions, replaces?: number): Promise<string> {
+    return await this.write(async (stamp) => {
+      const id = await this.cmd.xadd(key, maxLen, fieldsOf(stamp, replaces))
+      this.resend.acknowledged({ key, maxLen, message, seq: stamp.seq, at: Date.now(), bytes: stamp.json.length })
+      return id
+    }, message, options)
+  }
+
+  /**
+   * Stamps the message and issues it: `issue` gets the stamp and writes the entry (an XADD, or a
+   * script that writes the same fields). While Redis is slow or away, writes wait in the client's
+   * queue (in order, re-sent after a reconnect); `outboxLimit` bounds how many may wait, and a
+   * write past it is refused with ScaleUnavailableError, logged once per outage. A write a request
+   * waits on (`forRequest`) is never queued while Redis is unreachable: it waits up to
+   * `redisTimeoutMs` for the connection and is refused (counted) if it is not back; once issued it
+   * is awaited without a bound, since a request answered 503 must not take effect later.
+   */
+  async write<T> (issue: (stamp: Stamp) => Promise<T>, message: object, options?: WriteOptions): Promise<T> {
+    if (this.closed) throw new ScaleUnavailableError('the bus is closed')
+    if (this.inflight >= this.options.outboxLimit) {
+      if (this.refused++ === 0) {
+        this.log.error({ redis: this.cmd.address, outboxLimit: this.options.outboxLimit },
+          'scale-out: Redis is not keeping up, bus messages are being refused (outboxLimit reached)')
+      }
+      throw new ScaleUnavailableError(`${this.options.outboxLimit} bus messages are waiting for Redis already`)
+    }
+    if (options?.forRequest === true && !this.cmd.ready && !await this.cmd.waitReady(this.options.timeoutMs)) {
+      // Not issued, so it can never be delivered: the request is answered 503 and retried by its client.
+      this.cmd.refused('unreachable')
+      throw new ScaleUnavailableError(`Redis at ${this.cmd.address} is unreachable`)
+    }
+    this.inflight++
+    try {
+      return await issue({ from: this.options.self, boot: this.boot, seq: ++this.seq, json: JSON.stringify(message) })
+    } finally {
+      if (--this.inflight === 0 && this.refused > 0) {
+        this.log.warn({ redis: this.cmd.address, refused: this.refused }, 'scale-out: bus caught up with Redis; messages were refused meanwhile')
+        this.refused = 0
+      }
+    }
+  }
+
+  /** Every later write is refused. */
+  close (): void {
+    this.closed = true
+  }
+}

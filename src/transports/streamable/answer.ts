@@ -1,0 +1,100 @@
+import type { OutgoingHttpHeaders } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { McpCore } from '../../protocol/core.js'
+import type { ClassifiedMessage, JsonRpcRequest } from '../../jsonrpc/messages.js'
+import type { Session } from '../../protocol/session.js'
+import type { SessionDirectory, StreamableEntry } from '../scale-out/directory.js'
+import type { Acceptable } from './headers.js'
+import { modernStatusOf } from './modern-replies.js'
+
+/**
+ * How a POSTed request is answered. Every choice between a JSON body and an
+ * event stream is made here, and in the one upgrade it allows
+ * (`StreamableChannel.streamOf`):
+ *
+ * - `'json'`: one `application/json` body holding the response alone. For
+ *   clients that take only JSON (their request's progress, logs and
+ *   server-to-client requests go to the standalone GET stream), and for
+ *   `initialize` whenever the client takes JSON: it is one message with
+ *   nothing before it, answered before the session is even registered.
+ * - `'sse'`: an event stream from the start, for clients that take only that.
+ * - `'deferred'`: the client takes both (every SDK client does). Most calls
+ *   produce nothing but their response, and a JSON body costs a fraction of
+ *   an event stream (no hijack, no SSE framing, no priming event, no event ids
+ *   or store records), so the answer starts as JSON. If the response is the
+ *   first message of the request, it goes out as that JSON body. If anything
+ *   else for the request comes first (progress, a log, sampling or
+ *   elicitation, `ctx.closeStream()`), the reply is upgraded at that moment
+ *   to an event stream (primed as usual), which carries that message and
+ *   everything after it, exactly as an `'sse'` answer would. The price: until
+ *   the upgrade the client holds no event id to resume from, so a connection
+ *   dropped before then cancels the handler, as for a JSON answer.
+ */
+export type AnswerMode = 'json' | 'sse' | 'deferred'
+
+export function answerMode (accept: Acceptable, method: string): AnswerMode {
+  if (!accept.json) return 'sse'
+  return accept.sse && method !== 'initialize' ? 'deferred' : 'json'
+}
+
+/**
+ * Runs the handler of each message on its session, and answers a request as {@link answerMode}
+ * decides: the one path of every request, whichever generation and session kind it comes with.
+ */
+export class Responder {
+  private readonly core: McpCore
+  private readonly directory: SessionDirectory
+
+  constructor (core: McpCore, directory: SessionDirectory) {
+    this.core = core
+    this.directory = directory
+  }
+
+  /** Answers one request as {@link answerMode} decides. */
+  async answer (request: FastifyRequest, reply: FastifyReply, entry: StreamableEntry, message: JsonRpcRequest, mode: AnswerMode): Promise<FastifyReply> {
+    const { session, channel } = entry
+    const classified: ClassifiedMessage = { kind: 'request', message }
+    if (mode === 'sse') {
+      // From here on the raw response is ours; headers set by the hooks (CORS) are carried over.
+      reply.hijack()
+      channel.openRequestStream(message.id, reply.raw, reply.getHeaders() as OutgoingHttpHeaders)
+      await this.dispatch(request, session, classified)
+      channel.handlerDone(message.id)
+      return reply
+    }
+    // 'json' and 'deferred' both start as a JSON answer; 'deferred' lets the channel upgrade it.
+    channel.collectResponse(message.id, mode === 'deferred' ? reply : undefined)
+    // Nobody can read a JSON answer once its connection is gone: the handler is cancelled. Once
+    // upgraded to an event stream, the stream decides instead (resumable with a store).
+    const onClose = (): void => { if (channel.isCollecting(message.id)) session.cancelRequest(message.id, 'the client disconnected') }
+    reply.raw.once('close', onClose)
+    await this.dispatch(request, session, classified)
+    reply.raw.off('close', onClose)
+    // Upgraded (hijacked) while the handler ran: end the stream unless its response did.
+    if (reply.sent) {
+      channel.handlerDone(message.id)
+      return reply
+    }
+    const status = session.era === 'modern' ? modernStatusOf(channel.errorCodeOf(message.id), { ladder: false }) : 200
+    const response = channel.takeResponse(message.id)
+    // Cancelled: MCP sends no response, and 202 is the one non-answer clients expect.
+    if (response === undefined) return await reply.code(202).send()
+    return await reply.code(status).type('application/json; charset=utf-8').send(response)
+  }
+
+  /** Hands a message to the dispatcher; resolves once it is handled (a request: answered). Never rejects. */
+  async dispatch (request: FastifyRequest, session: Session, classified: ClassifiedMessage): Promise<void> {
+    try {
+      const syncing = classified.kind === 'request' ? this.directory.syncing(session, classified.message.method) : undefined
+      if (syncing !== undefined) await syncing
+      const handled = this.core.dispatcher.dispatch(session, classified, request.mcpPrincipal, request.raw)
+      // The request is in flight now (registered synchronously): a cancel that overtook it applies.
+      if (classified.kind === 'request') this.directory.started(session, classified.message.id)
+      await handled
+      if (syncing !== undefined) await this.directory.synced(session)
+    } catch (error) {
+      /* c8 ignore next 2: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
+      request.log.error({ err: error }, 'MCP dispatch failed')
+    }
+  }
+}
