@@ -191,7 +191,7 @@ function readResponses (value: unknown): ReadonlyMap<string, Record<string, unkn
  */
 export function withInputRequests (method: string, handler: MethodHandler): MethodHandler {
   return async (params, env) => {
-    if (env.session.era !== 'modern') return await handler(params, env)
+    if (env.session.generation !== 'modern') return await handler(params, env)
     const responses = readResponses(params.inputResponses)
     // The binding a state was opened with is the one the next state is sealed with (the params'
     // digest taken once, before the handler runs).

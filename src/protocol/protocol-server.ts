@@ -107,7 +107,7 @@ const NO_EXTENSIONS: ExtensionRegistrations = {
  * listen streams). Transports add and remove sessions; list changes, resource
  * updates and broadcasts go out through here to both generations.
  */
-export class McpCore implements MCPRegistryApi {
+export class ProtocolServer implements MCPRegistryApi {
   readonly registry = new Registry()
   readonly dispatcher: Dispatcher
   readonly sessions = new Map<string, Session>()
