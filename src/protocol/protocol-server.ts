@@ -24,6 +24,9 @@ import { MemoryTaskStore } from './tasks/memory-store.js'
 import { TASK_DEFAULTS, type TaskStore } from './tasks/types.js'
 import { Telemetry, type NetworkPeer, type TelemetrySettings } from '../telemetry/index.js'
 
+/** Clients with no modern request in flight kept (at a count of 0) before they are swept. */
+const IDLE_CLIENTS_SWEPT_AT = 1024
+
 /** The registry API shared by `MCPServer` and `app.mcp`. */
 export interface MCPRegistryApi {
   /** Registers a tool; arguments are validated against `inputSchema` before the handler runs. */
@@ -116,8 +119,16 @@ export class ProtocolServer implements MCPRegistryApi {
   private readonly changeListeners = new Set<ChangeListener>()
   /** Modern requests being answered (each a throwaway session), so that shutdown can abort them. */
   private readonly modernRequests = new Map<Session, { client: string, bytes: number }>()
-  /** Modern requests in flight per client, for `maxInflightRequests`. */
+  /**
+   * Modern requests in flight per client, for `maxInflightRequests`. A client's count stays in the
+   * map at 0 when its last request ends: a client sending one request at a time would otherwise
+   * delete and re-add its entry on every request, the dearest step of this bookkeeping (a Map
+   * shrinking to empty and growing again). Counts at 0 are swept when the map has grown to
+   * {@link sweepIdleAt} entries.
+   */
   private readonly modernPerClient = new Map<string, number>()
+  /** Size of {@link modernPerClient} at which its idle clients are dropped; doubles past what stays, so sweeping is O(1) amortized. */
+  private sweepIdleAt = IDLE_CLIENTS_SWEPT_AT
   /** Bytes of requests in flight, per client and overall: those of 2026-07-28 requests taken here, the rest by the dispatcher. */
   private readonly inflightBytes: ByteLedger
   private readonly limits: ProtocolLimits
@@ -225,6 +236,7 @@ export class ProtocolServer implements MCPRegistryApi {
     const over = this.inflightBytes.take(client, bytes)
     if (over !== undefined) throw inflightBytesError(over, this.inflightBytes, this.telemetry)
     session.client = client
+    if (held === 0 && this.modernPerClient.size >= this.sweepIdleAt) this.sweepIdleClients()
     this.modernPerClient.set(client, held + 1)
     this.modernRequests.set(session, { client, bytes })
   }
@@ -234,12 +246,18 @@ export class ProtocolServer implements MCPRegistryApi {
     const taken = this.modernRequests.get(session)
     if (taken !== undefined) {
       this.modernRequests.delete(session)
-      const left = (this.modernPerClient.get(taken.client) ?? 1) - 1
-      if (left <= 0) this.modernPerClient.delete(taken.client)
-      else this.modernPerClient.set(taken.client, left)
+      this.modernPerClient.set(taken.client, (this.modernPerClient.get(taken.client) ?? 1) - 1)
       this.inflightBytes.give(taken.client, taken.bytes)
     }
     session.close('request answered')
+  }
+
+  /** Forgets the clients with no modern request in flight. */
+  private sweepIdleClients (): void {
+    for (const [client, held] of this.modernPerClient) {
+      if (held === 0) this.modernPerClient.delete(client)
+    }
+    this.sweepIdleAt = Math.max(IDLE_CLIENTS_SWEPT_AT, 2 * this.modernPerClient.size)
   }
 
   /**

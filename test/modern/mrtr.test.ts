@@ -323,6 +323,25 @@ t.test('a handler cannot turn an unanswered ask into a complete result', async (
   t.same(logged.map((entry) => (entry as { tool: string }).tool), ['throws'], 'only the real failure is logged, not the unanswered ask')
 })
 
+t.test('a handler that goes on without awaiting its ask does not hold the answer, whether it asked before or after its first await', async (t) => {
+  const { core, call } = makeCore()
+  const forever = new Promise<never>(() => {})
+  core.tool({ name: 'at_once' }, async (_args, ctx) => {
+    ctx.elicit(NAME_QUESTION).catch(() => {})
+    return await forever
+  })
+  core.tool({ name: 'after_a_turn' }, async (_args, ctx) => {
+    await new Promise((resolve) => setImmediate(resolve))
+    ctx.elicit(NAME_QUESTION).catch(() => {})
+    return await forever
+  })
+  for (const name of ['at_once', 'after_a_turn']) {
+    const reply = await call('tools/call', { name })
+    t.equal(reply.result.resultType, 'input_required', `${name}: answered with the open question while the handler still runs`)
+    t.equal(Object.keys(reply.result.inputRequests).length, 1)
+  }
+})
+
 t.test('asks outside tools, prompts and resource reads fail clearly; misuse of keys is the server\'s error', async (t) => {
   const session = new Session('modern', { send: () => {}, close: () => {} })
   session.generation = 'modern'

@@ -13,6 +13,7 @@ import type { RequestContext } from '../request-context.js'
 import { TASKS_EXTENSION, taskFields } from '../tasks/types.js'
 import { errorMessage, optionalObject, requireString, type MethodHandler } from './types.js'
 import { isRecord } from '../../util/is-record.js'
+import { shallowCopy } from '../../util/shallow-copy.js'
 import type { ErrorLogger } from '../../util/logger.js'
 
 export const listTools: MethodHandler = (params, { registry, session, server }) => {
@@ -117,7 +118,7 @@ function finishToolResult (name: string, result: ToolResult, validateOutput: ((v
   if (typeof result !== 'object' || result === null || (result.content === undefined && result.structuredContent === undefined)) {
     throw new McpError(ErrorCode.InternalError, `Tool ${name} returned neither content nor structuredContent`)
   }
-  const shaped: Record<string, unknown> = { ...result }
+  const shaped = shallowCopy(result)
   if (validateOutput !== undefined && result.isError !== true) {
     if (result.structuredContent === undefined) {
       throw new McpError(ErrorCode.InternalError, `Tool ${name} declares an outputSchema but returned no structuredContent`)
