@@ -4,12 +4,13 @@ import type {
   AppResourceDefinition, ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
   SkillDefinition, ToolDefinition, ToolHandler
 } from './definitions.js'
-import { Dispatcher } from './dispatcher.js'
+import type { Caller } from './caller.js'
+import { Dispatcher, inflightBytesError } from './dispatcher.js'
 import type { ExtensionRegistrations, ExtensionsFactory, ProtocolExtension } from './extension.js'
 import type { JsonRpcNotification } from '../jsonrpc/messages.js'
 import { LISTEN_DEFAULTS, ListenHub, type ListenLimits } from './listen/hub.js'
 import type { ErrorLogger } from '../util/logger.js'
-import { resolveLimits, type ProtocolLimits } from './limits.js'
+import { ByteLedger, resolveLimits, type ProtocolLimits } from './limits.js'
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
 import type { CacheSettings } from './modern/caching.js'
 import type { ProtocolGeneration } from './modern/meta.js'
@@ -22,6 +23,9 @@ import { TaskManager } from './tasks/manager.js'
 import { MemoryTaskStore } from './tasks/memory-store.js'
 import { TASK_DEFAULTS, type TaskStore } from './tasks/types.js'
 import { Telemetry, type NetworkPeer, type TelemetrySettings } from '../telemetry/index.js'
+
+/** Clients with no modern request in flight kept (at a count of 0) before they are swept. */
+const IDLE_CLIENTS_SWEPT_AT = 1024
 
 /** The registry API shared by `MCPServer` and `app.mcp`. */
 export interface MCPRegistryApi {
@@ -83,8 +87,8 @@ export interface CoreOptions extends Partial<ProtocolLimits> {
   cache?: CacheSettings | undefined
   /** `requestState` signing of 2026-07-28 multi-round-trip requests (the `requestState` option). */
   requestState?: RequestStateOptions | undefined
-  /** Bounds of listen streams; the schema defaults when absent. */
-  listen?: Readonly<ListenLimits> | undefined
+  /** Bounds of listen streams; the schema defaults for those absent. */
+  listen?: Readonly<Partial<ListenLimits>> | undefined
   /** OpenTelemetry spans and metrics; default on (they cost nothing until an SDK is registered). */
   telemetry?: Readonly<TelemetrySettings> | undefined
   /** The protocol's extensions (MCP Apps, Skills), built over the core's registry; default none. */
@@ -114,9 +118,19 @@ export class ProtocolServer implements MCPRegistryApi {
   readonly listen: ListenHub
   private readonly changeListeners = new Set<ChangeListener>()
   /** Modern requests being answered (each a throwaway session), so that shutdown can abort them. */
-  private readonly modernRequests = new Map<Session, string>()
-  /** Modern requests in flight per client, for `maxInflightRequests`. */
+  private readonly modernRequests = new Map<Session, { client: string, bytes: number }>()
+  /**
+   * Modern requests in flight per client, for `maxInflightRequests`. A client's count stays in the
+   * map at 0 when its last request ends: a client sending one request at a time would otherwise
+   * delete and re-add its entry on every request, the dearest step of this bookkeeping (a Map
+   * shrinking to empty and growing again). Counts at 0 are swept when the map has grown to
+   * {@link sweepIdleAt} entries.
+   */
   private readonly modernPerClient = new Map<string, number>()
+  /** Size of {@link modernPerClient} at which its idle clients are dropped; doubles past what stays, so sweeping is O(1) amortized. */
+  private sweepIdleAt = IDLE_CLIENTS_SWEPT_AT
+  /** Bytes of requests in flight, per client and overall: those of 2026-07-28 requests taken here, the rest by the dispatcher. */
+  private readonly inflightBytes: ByteLedger
   private readonly limits: ProtocolLimits
   /** Tasks started by task-augmented calls, and the `tasks/*` methods. */
   readonly tasks: TaskManager
@@ -132,14 +146,16 @@ export class ProtocolServer implements MCPRegistryApi {
   constructor (options: CoreOptions) {
     this.modern = modernSettings(options)
     this.limits = resolveLimits(options)
+    this.inflightBytes = new ByteLedger(this.limits.maxInflightBytes, this.limits.maxInflightBytesPerClient)
     const tasks = { ...TASK_DEFAULTS, ...options.tasks }
     this.tasks = new TaskManager({
       store: options.taskStore ?? new MemoryTaskStore(),
       ownsStore: options.taskStore === undefined,
       ttlMs: tasks.ttlMs,
       pollIntervalMs: tasks.pollIntervalMs,
-      limits: { maxTasks: tasks.maxTasks, maxTasksPerOwner: tasks.maxTasksPerPrincipal },
-      logger: options.logger
+      limits: { maxTasks: tasks.maxTasks, maxTasksPerOwner: tasks.maxTasksPerPrincipal, maxBytes: tasks.maxBytes, maxBytesPerOwner: tasks.maxBytesPerPrincipal },
+      logger: options.logger,
+      onLimit: (limit) => { this.telemetry.limitRefusal(limit) }
     })
     this.listen = new ListenHub({ ...LISTEN_DEFAULTS, ...options.listen })
     this.changeListeners.add(this.listen)
@@ -149,7 +165,7 @@ export class ProtocolServer implements MCPRegistryApi {
     })
     this.telemetry.countStreams('listen', () => this.listen.size)
     const extensionMethods = new Map<string, MethodHandler>()
-    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods }, this.listen)
+    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods, inflightBytes: this.inflightBytes }, this.listen)
     const built = options.extensions?.(this.registry)
     for (const extension of built?.extensions ?? []) this.install(extension, extensionMethods)
     this.registrations = built?.registrations ?? NO_EXTENSIONS
@@ -202,31 +218,46 @@ export class ProtocolServer implements MCPRegistryApi {
   /**
    * Tracks a modern request's throwaway session while it is answered (not a session: no broadcast,
    * no session count), so that shutdown aborts it; the transport calls {@link endModernRequest}
-   * after. `client` names who sent it (over HTTP its identity, or its address without auth, as for
-   * the session share; on stdio the process): a client may have `maxInflightRequests` modern
-   * requests in flight at once, as a 2025 client may on one session. Past that this throws -32600
-   * and nothing is tracked: stateless requests must not let one client pile up handlers without bound.
+   * after. The session counts against `caller.client` (over HTTP its identity, or its address
+   * without auth, as for the session share; on stdio the process): a client may have
+   * `maxInflightRequests` modern requests in flight at once, as a 2025 client may on one session,
+   * holding `maxInflightBytesPerClient` bytes of them. Past either this throws -32600 and nothing is
+   * tracked: stateless requests must not let one client pile up handlers without bound.
    */
-  beginModernRequest (session: Session, client: string): void {
+  beginModernRequest (session: Session, caller: Caller): void {
+    const client = caller.client
     const held = this.modernPerClient.get(client) ?? 0
     const max = this.limits.maxInflightRequests
     if (held >= max) {
-      throw new McpError(ErrorCode.InvalidRequest, `Too many requests in flight for this client (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max })
+      this.telemetry.limitRefusal('maxInflightRequests')
+      throw new McpError(ErrorCode.InvalidRequest, `Too many requests in flight for this client (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max, limit: 'maxInflightRequests', max })
     }
+    const bytes = caller.bytes
+    const over = this.inflightBytes.take(client, bytes)
+    if (over !== undefined) throw inflightBytesError(over, this.inflightBytes, this.telemetry)
+    session.client = client
+    if (held === 0 && this.modernPerClient.size >= this.sweepIdleAt) this.sweepIdleClients()
     this.modernPerClient.set(client, held + 1)
-    this.modernRequests.set(session, client)
+    this.modernRequests.set(session, { client, bytes })
   }
 
   /** Closes a modern request's session once its answer is out, and forgets it. */
   endModernRequest (session: Session): void {
-    const client = this.modernRequests.get(session)
-    if (client !== undefined) {
+    const taken = this.modernRequests.get(session)
+    if (taken !== undefined) {
       this.modernRequests.delete(session)
-      const left = (this.modernPerClient.get(client) ?? 1) - 1
-      if (left <= 0) this.modernPerClient.delete(client)
-      else this.modernPerClient.set(client, left)
+      this.modernPerClient.set(taken.client, (this.modernPerClient.get(taken.client) ?? 1) - 1)
+      this.inflightBytes.give(taken.client, taken.bytes)
     }
     session.close('request answered')
+  }
+
+  /** Forgets the clients with no modern request in flight. */
+  private sweepIdleClients (): void {
+    for (const [client, held] of this.modernPerClient) {
+      if (held === 0) this.modernPerClient.delete(client)
+    }
+    this.sweepIdleAt = Math.max(IDLE_CLIENTS_SWEPT_AT, 2 * this.modernPerClient.size)
   }
 
   /**

@@ -3,6 +3,7 @@ import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import { paginate } from '../pagination.js'
 import { shapeDescriptor } from '../../jsonrpc/versions.js'
 import { optionalObject, requireString, type MethodHandler } from './types.js'
+import { shallowCopy } from '../../util/shallow-copy.js'
 
 export const listPrompts: MethodHandler = (params, { registry, session, server }) => {
   const { page, nextCursor } = paginate(registry.prompts.values(), params.cursor, server.pageSize)
@@ -24,5 +25,5 @@ export const getPrompt: MethodHandler = async (params, { registry, ctx }) => {
   if (typeof result !== 'object' || result === null || !Array.isArray(result.messages)) {
     throw new McpError(ErrorCode.InternalError, `Prompt ${name} returned no messages array`)
   }
-  return { ...result }
+  return shallowCopy(result)
 }

@@ -4,6 +4,7 @@ import { paginate } from '../pagination.js'
 import { shapeDescriptor } from '../../jsonrpc/versions.js'
 import type { Session } from '../session.js'
 import { requireUri, type MethodHandler } from './types.js'
+import { shallowCopy } from '../../util/shallow-copy.js'
 
 export const listResources: MethodHandler = (params, { registry, session, server }) => {
   const { page, nextCursor } = paginate(registry.listedResources(), params.cursor, server.pageSize)
@@ -32,12 +33,14 @@ export const readResource: MethodHandler = async (params, { registry, ctx, limit
   if (typeof result !== 'object' || result === null || !Array.isArray(result.contents)) {
     throw new McpError(ErrorCode.InternalError, 'The resource handler returned no contents array')
   }
-  return { ...result, contents: result.contents.map((item) => normalizeContents(item, uri, found.resource.wire.mimeType)) }
+  const shaped = shallowCopy(result)
+  shaped.contents = result.contents.map((item) => normalizeContents(item, uri, found.resource.wire.mimeType))
+  return shaped
 }
 
 /** Fills the URI and MIME type a handler left out and base64-encodes binary data. */
 function normalizeContents (item: ResourceContents, requestedUri: string, mimeType: unknown): Record<string, unknown> {
-  const normalized: Record<string, unknown> = { ...item }
+  const normalized = shallowCopy(item)
   if (typeof item.uri !== 'string') normalized.uri = requestedUri
   if (item.mimeType === undefined && typeof mimeType === 'string') normalized.mimeType = mimeType
   if ('blob' in item) {
@@ -54,7 +57,7 @@ export const subscribe: MethodHandler = (params, { registry, session, limits }) 
   if (registry.findResource(uri) === undefined) throw notFound(uri, session)
   const max = limits.maxSubscriptions
   if (session.subscriptions.size >= max && !session.subscriptions.has(uri)) {
-    throw new McpError(ErrorCode.InvalidRequest, `this session holds ${max} subscriptions (maxSubscriptions); unsubscribe first`, { maxSubscriptions: max })
+    throw new McpError(ErrorCode.InvalidRequest, `this session holds ${max} subscriptions (maxSubscriptions); unsubscribe first`, { maxSubscriptions: max, limit: 'maxSubscriptions', max })
   }
   session.subscriptions.add(uri)
   return {}

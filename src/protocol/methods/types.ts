@@ -1,3 +1,4 @@
+import type { Caller } from '../caller.js'
 import type { ListenHub } from '../listen/hub.js'
 import type { Registry } from '../registry.js'
 import type { RequestContext } from '../request-context.js'
@@ -24,6 +25,8 @@ export interface MethodEnv {
   registry: Registry
   session: Session
   ctx: RequestContext
+  /** Who sent the request (principal, client key, credential expiry, size): see `Caller`. */
+  caller: Caller
   server: ServerIdentity
   logger: ErrorLogger
   limits: ProtocolLimits
@@ -60,7 +63,7 @@ export function requireString (params: Record<string, unknown>, key: string): st
 export function requireUri (params: Record<string, unknown>, key: string, limits: ProtocolLimits): string {
   const uri = requireString(params, key)
   if (exceedsBytes(uri, limits.maxUriBytes)) {
-    throw new McpError(ErrorCode.InvalidParams, `params.${key} is longer than maxUriBytes (${limits.maxUriBytes} bytes)`, { maxUriBytes: limits.maxUriBytes })
+    throw new McpError(ErrorCode.InvalidParams, `params.${key} is longer than maxUriBytes (${limits.maxUriBytes} bytes)`, { maxUriBytes: limits.maxUriBytes, limit: 'maxUriBytes', max: limits.maxUriBytes })
   }
   return uri
 }

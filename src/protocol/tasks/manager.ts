@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { TaskLimitError } from '../../errors.js'
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import type { ErrorLogger } from '../../util/logger.js'
-import { TERMINAL_STATUSES, type StoredTask, type TaskInputRequest, type TaskLimits, type TaskPatch, type TaskStore } from './types.js'
+import { limitError } from '../limits.js'
+import { TERMINAL_STATUSES, type StoredTask, type TaskInputRequest, type TaskLimitName, type TaskLimits, type TaskPatch, type TaskStore } from './types.js'
 
 export interface TaskManagerOptions {
   store: TaskStore
@@ -12,6 +13,18 @@ export interface TaskManagerOptions {
   pollIntervalMs: number
   limits: TaskLimits
   logger: ErrorLogger
+  /** Told of every refusal past a bound (`tasks.maxTasks`...), for telemetry. */
+  onLimit?: ((limit: string) => void) | undefined
+}
+
+/** Who a new task belongs to, and what it costs. */
+export interface NewTask {
+  /** Who may see it (`ownerKey`). */
+  owner: string
+  /** Who it counts against: the caller's client key (its identity, or its address without auth). */
+  client: string
+  /** Bytes of the request that started it, held by its work while it runs. */
+  inputBytes: number
 }
 
 /** What a task's handler may do besides returning: wait for client input, say how it is going. */
@@ -106,16 +119,18 @@ export class TaskManager {
   }
 
   /**
-   * Creates a task owned by `owner` and starts `work` detached. Resolves with
+   * Creates a task of `origin` and starts `work` detached. Resolves with
    * the stored task once the store has it (a `tasks/get` then finds it), before
    * the work has done anything that could be observed.
    */
-  async start (owner: string, work: (run: TaskRun) => Promise<Record<string, unknown>>): Promise<StoredTask> {
+  async start (origin: NewTask, work: (run: TaskRun) => Promise<Record<string, unknown>>): Promise<StoredTask> {
     if (this.closed) throw new McpError(ErrorCode.InternalError, 'The server is stopping; no new tasks are accepted')
     const now = Date.now()
     const task: StoredTask = {
       taskId: randomUUID(),
-      owner,
+      owner: origin.owner,
+      client: origin.client,
+      inputBytes: origin.inputBytes,
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,
@@ -125,7 +140,7 @@ export class TaskManager {
     try {
       await this.options.store.create(task, this.options.limits)
     } catch (error) {
-      if (error instanceof TaskLimitError) throw new McpError(ErrorCode.InternalError, error.message)
+      if (error instanceof TaskLimitError) throw this.refusal(error)
       throw error
     }
     const entry: Running = {
@@ -287,17 +302,42 @@ export class TaskManager {
     entry.outstanding.clear()
   }
 
+  /**
+   * Queues a store write. What the work produces (a result, a question, an error, a status
+   * message) is kept only within the byte bounds: a write past one fails the task instead, with
+   * the refusal as its error, and stops its work, whose output has nowhere to go.
+   */
   private write (taskId: string, entry: Running, patch: TaskPatch): void {
     if (entry.settled) return
     if (patch.status !== undefined && TERMINAL_STATUSES.has(patch.status)) entry.settled = true
     entry.lane = entry.lane.then(async () => {
-      const task = await this.options.store.update(taskId, patch, Date.now())
+      let written = patch
+      let task: StoredTask | undefined
+      try {
+        task = await this.options.store.update(taskId, patch, Date.now(), this.options.limits)
+      } catch (error) {
+        if (!(error instanceof TaskLimitError)) throw error
+        const refusal = this.refusal(error)
+        entry.settled = true
+        written = { status: 'failed', statusMessage: refusal.message, error: { code: refusal.code, message: refusal.message, data: refusal.data }, inputRequests: undefined }
+        // Small, and lighter than what was refused: written without the bounds.
+        task = await this.options.store.update(taskId, written, Date.now())
+        this.stop(taskId, refusal)
+      }
       // Another process may have finished the task first (a cancel through a shared store): then nothing changed.
-      if (task !== undefined && TERMINAL_STATUSES.has(task.status) && task.status !== patch.status) return
+      if (task !== undefined && TERMINAL_STATUSES.has(task.status) && task.status !== written.status) return
       if (task !== undefined) for (const listener of this.listeners) listener(task)
     }).catch((error: unknown) => {
       this.options.logger.error({ err: error, taskId }, 'task store update failed')
     })
+  }
+
+  /** A store's refusal as the client reads it (-32603, `data.limit` naming the bound), counted. */
+  private refusal (error: ReturnType<typeof TaskLimitError>): McpError {
+    const { limit, max } = error as { limit?: TaskLimitName, max?: number }
+    if (limit === undefined) return new McpError(ErrorCode.InternalError, error.message)
+    this.options.onLimit?.(limit)
+    return limitError(ErrorCode.InternalError, error.message, limit, max ?? 0)
   }
 
   private async find (taskId: unknown, owner: string, verb: string): Promise<StoredTask> {

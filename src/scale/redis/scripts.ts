@@ -8,6 +8,8 @@
 // reads. Where a step needs a key known only afterwards (the inbox of a session's gateway), the
 // script returns what it read and the engine issues the next command.
 
+import { INBOX_SOURCES } from './inbox-scripts.js'
+
 /**
  * Appends `fields` (`d` = data first) to a stream, then evicts the oldest entries while the stream
  * holds more than `maxLen` entries or more than `maxBytes` bytes of `d` (counted in field `slot` of
@@ -36,25 +38,32 @@ end
 `
 
 /**
- * Appends `fields` to an instance's inbox unless it holds `maxBytes` bytes unread already (one
- * message larger than that still goes into an empty inbox: it is bounded by `bodyLimit`). The
- * bytes are those of the field values, counted in `bytesKey` and given back by the reader
- * (`mcpInboxAck`). An inbox is never trimmed by length: each entry is a message someone was
- * answered for (a legacy POST answered 202), so a full inbox refuses instead. Either key created
- * here gets `ttl` (the inbox's owner extends both as it beats): nothing outlives its owner.
- * Returns the entry id, or false when refused.
+ * The books of task bytes: a hash per scope (every task, one client's) holding each task's weight
+ * by task id and their sum in field `#` (task ids are UUIDs). Pruning follows the scope's zset of
+ * task ids scored by expiry, so a task's weight leaves the books when its TTL ends, as in
+ * MemoryTaskStore; each key lives as long as its longest task.
  */
-const INBOX_ADD = `
-local function inboxAdd(inbox, bytesKey, maxBytes, ttl, fields)
-  local size = 0
-  for i = 2, #fields, 2 do size = size + #fields[i] end
-  local held = tonumber(redis.call('GET', bytesKey) or '0')
-  if held > 0 and held + size > maxBytes then return false end
-  local id = redis.call('XADD', inbox, '*', unpack(fields))
-  redis.call('INCRBY', bytesKey, size)
-  if redis.call('PTTL', inbox) < 0 then redis.call('PEXPIRE', inbox, ttl) end
-  if redis.call('PTTL', bytesKey) < 0 then redis.call('PEXPIRE', bytesKey, ttl) end
-  return id
+const TASK_BOOKS = `
+local function held(bytes) return tonumber(redis.call('HGET', bytes, '#') or '0') end
+local function prune(zset, bytes, now)
+  local gone = redis.call('ZRANGEBYSCORE', zset, '-inf', now)
+  if #gone == 0 then return end
+  for _, id in ipairs(gone) do
+    local weight = redis.call('HGET', bytes, id)
+    if weight then
+      redis.call('HINCRBY', bytes, '#', -tonumber(weight))
+      redis.call('HDEL', bytes, id)
+    end
+  end
+  redis.call('ZREMRANGEBYSCORE', zset, '-inf', now)
+end
+local function weigh(bytes, id, weight)
+  local before = tonumber(redis.call('HGET', bytes, id) or '0')
+  redis.call('HSET', bytes, id, weight)
+  redis.call('HINCRBY', bytes, '#', weight - before)
+end
+local function keep(key, ttl)
+  if redis.call('PTTL', key) < tonumber(ttl) then redis.call('PEXPIRE', key, ttl) end
 end
 `
 
@@ -115,52 +124,6 @@ local prev = redis.call('HGET', KEYS[1], 'l0') or '0'
 local pos = append(KEYS[2], KEYS[3], '0', tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), { 'd', ARGV[1] })
 redis.call('HSET', KEYS[1], 'l0', pos)
 return { gw, prev, pos }`],
-  /**
-   * KEYS: an inbox, its byte count. ARGV: maxBytes, ttlMs, 1 if the inbox's owner must be known
-   * to beat (its byte count exists: see mcpBeat and mcpInboxKeep) or 0 when the sender knows it
-   * alive, then the entry's field/value pairs. The entry id; 0 when the owner is unknown (nothing
-   * written: nobody would read it, and a client naming a made-up instance must not create keys);
-   * nil when the inbox is full (see INBOX_ADD). Checked in the write rather than in a round trip
-   * before it, and on the byte count (in the inbox's slot) rather than the live set: a write
-   * queued while Redis stalled runs when every expiry in the live set may have passed, before the
-   * beats that follow the stall.
-   */
-  mcpInboxAdd: [2, INBOX_ADD + `
-if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
-return inboxAdd(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), { unpack(ARGV, 4) })`],
-  /**
-   * KEYS: this instance's inbox on a shard, its byte count. ARGV: the id after the newest entry
-   * read, the bytes read. Deletes what the reader has read (every entry before that id) and gives
-   * its bytes back. Once the inbox is empty its count is 0 again, so a count gone wrong (entries
-   * lost to a failover or a restart, an entry written again after one) starts over there. The
-   * stream stays, empty, for its last id; the TTLs end both once their owner stops beating.
-   */
-  mcpInboxAck: [2, `
-redis.call('XTRIM', KEYS[1], 'MINID', ARGV[1])
-if redis.call('XLEN', KEYS[1]) == 0 then
-  redis.call('SET', KEYS[2], '0', 'KEEPTTL')
-  return 0
-end
-local left = redis.call('DECRBY', KEYS[2], ARGV[2])
-if left < 0 then redis.call('SET', KEYS[2], '0', 'KEEPTTL') end
-return math.max(left, 0)`],
-  /**
-   * KEYS: this instance's inbox on a shard, its byte count. ARGV: TTL (ms). Extends both, and
-   * creates the count (0) if it is missing: it says the inbox's owner beats (mcpInboxAdd).
-   */
-  mcpInboxKeep: [2, `
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-redis.call('SET', KEYS[2], '0', 'NX')
-return redis.call('PEXPIRE', KEYS[2], ARGV[1])`],
-  /**
-   * KEYS: a stream. ARGV: age (ms). Deletes the entries older than that on Redis' clock (their ids
-   * are Redis times): what no live reader can still need. The stream itself stays, empty: it keeps
-   * its last id, so later entries sort after every reader's cursor even if the clock steps back.
-   */
-  mcpTrimOlder: [1, `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return redis.call('XTRIM', KEYS[1], 'MINID', now - tonumber(ARGV[1]))`],
   /**
    * KEYS: a session's request-stream log, the logs' byte counts. ARGV: data, event id, stream,
    * maxLen, maxBytes, ttlMs, the request id as JSON or '' (`q`, on a stream's priming event).
@@ -257,27 +220,57 @@ return 0`],
   mcpLeave: [1, `
 return redis.call('ZREM', KEYS[1], ARGV[1])`],
   /**
-   * KEYS: task, all tasks, the owner's tasks. ARGV: task JSON, ttlMs, expiresAt, now, maxTasks,
-   * maxPerOwner, taskId. 1: too many tasks; 2: too many for the owner; 0: stored.
+   * KEYS: task, all tasks, the client's tasks, bytes of all tasks, bytes of the client's tasks.
+   * ARGV: task JSON, ttlMs, expiresAt, now, maxTasks, maxPerClient, taskId, weight, maxBytes,
+   * maxBytesPerClient (-1: unbounded). 0: stored; 1: too many tasks; 2: too many for the client;
+   * 3: too many bytes; 4: too many bytes for the client.
    */
-  mcpTaskCreate: [3, `
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[4])
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[4])
+  mcpTaskCreate: [5, `${TASK_BOOKS}
+local now = ARGV[4]
+prune(KEYS[2], KEYS[4], now)
+prune(KEYS[3], KEYS[5], now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 1 end
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return 2 end
+local weight = tonumber(ARGV[8])
+local perClient = tonumber(ARGV[10])
+if perClient >= 0 and held(KEYS[5]) + weight > perClient then return 4 end
+local all = tonumber(ARGV[9])
+if all >= 0 and held(KEYS[4]) + weight > all then return 3 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[7])
-redis.call('ZADD', KEYS[3], ARGV[3], ARGV[7])
-local ttl = redis.call('PTTL', KEYS[3])
-if ttl < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[3], ARGV[2]) end
-local all = redis.call('PTTL', KEYS[2])
-if all < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
+for i = 2, 3 do
+  redis.call('ZADD', KEYS[i], ARGV[3], ARGV[7])
+  weigh(KEYS[i + 2], ARGV[7], weight)
+  keep(KEYS[i], ARGV[2])
+  keep(KEYS[i + 2], ARGV[2])
+end
 return 0`],
-  /** KEYS: task. ARGV: the JSON read, the JSON to write. 1 when replaced; 0 when it changed meanwhile or is gone. */
-  mcpTaskSwap: [1, `
+  /**
+   * KEYS: task, all tasks, the client's tasks, bytes of all tasks, bytes of the client's tasks.
+   * ARGV: the JSON read, the JSON to write, taskId, its weight, maxBytes, maxBytesPerClient (-1:
+   * unbounded), now, 1 to check the byte bounds. 1 when replaced; 0 when it changed meanwhile or
+   * is gone; 2: too many bytes; 3: too many bytes for the client (nothing written).
+   */
+  mcpTaskSwap: [5, `${TASK_BOOKS}
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local now = ARGV[7]
+prune(KEYS[2], KEYS[4], now)
+prune(KEYS[3], KEYS[5], now)
+local weight = tonumber(ARGV[4])
+if ARGV[8] == '1' then
+  local perClient = tonumber(ARGV[6])
+  local mine = weight - tonumber(redis.call('HGET', KEYS[5], ARGV[3]) or '0')
+  if perClient >= 0 and mine > 0 and held(KEYS[5]) + mine > perClient then return 3 end
+  local all = tonumber(ARGV[5])
+  local more = weight - tonumber(redis.call('HGET', KEYS[4], ARGV[3]) or '0')
+  if all >= 0 and more > 0 and held(KEYS[4]) + more > all then return 2 end
+end
 redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
-return 1`]
+-- A task pruned already (expired) has no weight left to change.
+for i = 2, 3 do
+  if redis.call('ZSCORE', KEYS[i], ARGV[3]) then weigh(KEYS[i + 2], ARGV[3], weight) end
+end
+return 1`],
+  ...INBOX_SOURCES
 } as const
 
 export type ScriptName = keyof typeof SOURCES

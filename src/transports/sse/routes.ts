@@ -8,6 +8,7 @@ import { samePrincipal } from '../../protocol/principal.js'
 import { Session } from '../../protocol/session.js'
 import type { ResolvedPluginOptions } from '../../schemas/resolve.js'
 import { postedMessage } from '../http/body.js'
+import type { HttpCaller } from '../http/caller.js'
 import type { HttpPlumbing } from '../http/plumbing.js'
 import type { SessionDirectory, SseReceiver } from '../scale-out/directory.js'
 import { SseStream, messageFrame } from '../http/sse-stream.js'
@@ -25,10 +26,10 @@ export function registerSseRoutes (app: FastifyInstance, core: ProtocolServer, o
   const sessions = new Map<string, Session>()
   const messageUrl = http.url(options.messageEndpoint)
 
-  const dispatch = (session: Session, classified: ClassifiedMessage, principal: FastifyRequest['mcpPrincipal'], request: FastifyRequest): void => {
+  const dispatch = (session: Session, classified: ClassifiedMessage, caller: HttpCaller, request: FastifyRequest): void => {
     // A cancel may overtake its forwarded request; kept, it cancels the request as it starts.
     if (directory.keepsCancel(session, classified)) return
-    core.dispatcher.dispatch(session, classified, principal, request.raw).catch(
+    core.dispatcher.dispatch(session, classified, caller).catch(
       /* c8 ignore next: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
       (error: unknown) => { request.log.error({ err: error }, 'MCP dispatch failed') })
     // The request is in flight now (registered synchronously).
@@ -41,7 +42,7 @@ export function registerSseRoutes (app: FastifyInstance, core: ProtocolServer, o
       if (session.state === 'ready') http.limits.established(session)
       session.lastActivity = Date.now()
       directory.used(session)
-      dispatch(session, classifyMessage(JSON.parse(json)), principal, request)
+      dispatch(session, classifyMessage(JSON.parse(json)), http.callerOf(request, 'sse', { principal, bytes: json.length }), request)
     }
   }
 
@@ -64,6 +65,7 @@ export function registerSseRoutes (app: FastifyInstance, core: ProtocolServer, o
       sendSerialized: (json) => { stream.frame(messageFrame(json)) },
       close: () => { stream.end() }
     }, request.mcpPrincipal)
+    session.client = client
     await directory.sseOpened(session, request, receiver)
     // From here on the raw response is ours; headers set by the hooks (CORS) are carried over.
     reply.hijack()
@@ -99,7 +101,7 @@ export function registerSseRoutes (app: FastifyInstance, core: ProtocolServer, o
     const classified = postedMessage(request)
     directory.used(session)
     // Accepted now; the answer goes out on the event stream when the handler finishes.
-    dispatch(session, classified, request.mcpPrincipal, request)
+    dispatch(session, classified, http.callerOf(request, 'sse'), request)
     return await accepted(reply)
   }
 

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import { classifyMessage, failure, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/messages.js'
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
+import { stdioCaller, type Caller } from '../../protocol/caller.js'
 import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import { StdioGeneration } from '../../protocol/modern/stdio-generation.js'
 import { unsupportedVersion } from '../../protocol/modern/errors.js'
@@ -63,6 +64,7 @@ export class StdioRunner {
       close: () => {},
       multiplexed: true
     })
+    this.session.client = 'stdio'
   }
 
   start (): void {
@@ -139,7 +141,9 @@ export class StdioRunner {
   private refuseOversize (): void {
     this.pending.length = 0
     this.pendingBytes = 0
-    this.session.send(failure(null, ErrorCode.InvalidRequest, `Invalid request: message larger than ${this.options.maxMessageBytes} bytes`))
+    const max = this.options.maxMessageBytes
+    this.core.telemetry.limitRefusal('maxMessageBytes')
+    this.session.send(failure(null, ErrorCode.InvalidRequest, `Invalid request: message larger than ${max} bytes`, { limit: 'maxMessageBytes', max }))
   }
 
   private handleLine (line: Buffer): void {
@@ -153,8 +157,9 @@ export class StdioRunner {
       return
     }
     const classified = classifyMessage(value)
-    // stdio has no authentication (no principal): its peer is the process that started the server.
-    const handled = this.generation.route(classified) === 'modern' ? this.dispatchModern(classified) : this.core.dispatcher.dispatch(this.session, classified, undefined)
+    // stdio has no authentication (no principal): its one client is the process that started the server.
+    const caller = stdioCaller(line.length)
+    const handled = this.generation.route(classified) === 'modern' ? this.dispatchModern(classified, caller) : this.core.dispatcher.dispatch(this.session, classified, caller)
     this.inflight.add(handled)
     void handled.finally(() => this.inflight.delete(handled))
   }
@@ -165,7 +170,7 @@ export class StdioRunner {
    * session; `notifications/cancelled` (stdio keeps it) aborts one in flight.
    * Client responses have nothing to answer: this revision sends no requests.
    */
-  private async dispatchModern (classified: ClassifiedMessage): Promise<void> {
+  private async dispatchModern (classified: ClassifiedMessage, caller: Caller): Promise<void> {
     if (classified.kind === 'notification') {
       const cancel = cancelOf(classified)
       if (cancel !== undefined) this.modernRequests.get(cancel.requestId)?.cancelRequest(cancel.requestId, cancel.reason)
@@ -195,7 +200,7 @@ export class StdioRunner {
     const session = openModernSession(this.modernChannel, undefined, meta)
     try {
       // One process, one client: its modern requests share one maxInflightRequests.
-      this.core.beginModernRequest(session, 'stdio')
+      this.core.beginModernRequest(session, caller)
     } catch (error) {
       /* c8 ignore next: beginModernRequest throws McpError only */
       if (!(error instanceof McpError)) throw error
@@ -205,7 +210,7 @@ export class StdioRunner {
     }
     this.modernRequests.set(message.id, session)
     try {
-      await this.core.dispatcher.dispatch(session, classified, undefined)
+      await this.core.dispatcher.dispatch(session, classified, caller)
     } finally {
       this.modernRequests.delete(message.id)
       this.core.endModernRequest(session)

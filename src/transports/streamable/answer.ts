@@ -2,7 +2,9 @@ import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import type { ClassifiedMessage, JsonRpcRequest } from '../../jsonrpc/messages.js'
+import type { Caller } from '../../protocol/caller.js'
 import type { Session } from '../../protocol/session.js'
+import type { HttpPlumbing } from '../http/plumbing.js'
 import type { SessionDirectory, StreamableEntry } from '../scale-out/directory.js'
 import type { Acceptable } from './headers.js'
 import { modernStatusOf } from './modern-replies.js'
@@ -46,21 +48,23 @@ export function answerMode (accept: Acceptable, method: string): AnswerMode {
 export class Responder {
   private readonly core: ProtocolServer
   private readonly directory: SessionDirectory
+  private readonly http: HttpPlumbing
 
-  constructor (core: ProtocolServer, directory: SessionDirectory) {
+  constructor (core: ProtocolServer, directory: SessionDirectory, http: HttpPlumbing) {
     this.core = core
     this.directory = directory
+    this.http = http
   }
 
-  /** Answers one request as {@link answerMode} decides. */
-  async answer (request: FastifyRequest, reply: FastifyReply, entry: StreamableEntry, message: JsonRpcRequest, mode: AnswerMode): Promise<FastifyReply> {
+  /** Answers one request as {@link answerMode} decides; `caller` when the route made it already. */
+  async answer (request: FastifyRequest, reply: FastifyReply, entry: StreamableEntry, message: JsonRpcRequest, mode: AnswerMode, caller?: Caller): Promise<FastifyReply> {
     const { session, channel } = entry
     const classified: ClassifiedMessage = { kind: 'request', message }
     if (mode === 'sse') {
       // From here on the raw response is ours; headers set by the hooks (CORS) are carried over.
       reply.hijack()
       channel.openRequestStream(message.id, reply.raw, reply.getHeaders() as OutgoingHttpHeaders)
-      await this.dispatch(request, session, classified)
+      await this.dispatch(request, session, classified, caller)
       channel.handlerDone(message.id)
       return reply
     }
@@ -70,7 +74,7 @@ export class Responder {
     // upgraded to an event stream, the stream decides instead (resumable with a store).
     const onClose = (): void => { if (channel.isCollecting(message.id)) session.cancelRequest(message.id, 'the client disconnected') }
     reply.raw.once('close', onClose)
-    await this.dispatch(request, session, classified)
+    await this.dispatch(request, session, classified, caller)
     reply.raw.off('close', onClose)
     // Upgraded (hijacked) while the handler ran: end the stream unless its response did.
     if (reply.sent) {
@@ -87,12 +91,15 @@ export class Responder {
     return await reply.code(status).type('application/json; charset=utf-8').send(response)
   }
 
-  /** Hands a message to the dispatcher; resolves once it is handled (a request: answered). Never rejects. */
-  async dispatch (request: FastifyRequest, session: Session, classified: ClassifiedMessage): Promise<void> {
+  /**
+   * Hands a message to the dispatcher, with its caller (made here unless the route made it);
+   * resolves once it is handled (a request: answered). Never rejects.
+   */
+  async dispatch (request: FastifyRequest, session: Session, classified: ClassifiedMessage, caller: Caller = this.http.callerOf(request, 'streamable')): Promise<void> {
     try {
       const syncing = classified.kind === 'request' ? this.directory.syncing(session, classified.message.method) : undefined
       if (syncing !== undefined && !await this.caughtUp(session, classified, syncing)) return
-      const handled = this.core.dispatcher.dispatch(session, classified, request.mcpPrincipal, request.raw)
+      const handled = this.core.dispatcher.dispatch(session, classified, caller)
       // The request is in flight now (registered synchronously): a cancel that overtook it applies.
       if (classified.kind === 'request') this.directory.started(session, classified.message.id)
       await handled
