@@ -1,5 +1,6 @@
 // The scripts of the inboxes' byte bound, and of the control streams' trim by age (see scripts.ts
-// for how scripts are defined and run): each touches one stream and, for an inbox, its byte count, which share a slot (keys.ts).
+// for how scripts are defined and run): each touches one stream and, for an inbox, its byte
+// count, which share a slot (keys.ts).
 
 /**
  * Appends `fields` to an instance's inbox unless it holds `maxBytes` bytes unread already (one
