@@ -23,7 +23,9 @@ if (MCPServer !== undefined) {
     options.auth = { type: 'jwt', options: { jwksUri: auth.jwksUri, algorithms: ['RS256'], issuer: auth.issuer, audience: auth.audience } }
   }
   try {
-    const server = new MCPServer({ ...SERVER_INFO, transport: { type: 'sse', options } })
+    // Every instance signs 2026-07-28 requestState with the same key (required with scaleOut).
+    const shared = options.scaleOut === undefined ? {} : { requestState: { secret: 'benchmark-state-secret-0123456789abcdef' } }
+    const server = new MCPServer({ ...SERVER_INFO, ...shared, transport: { type: 'sse', options } })
     server.tool({ name: 'add', description: ADD_DESCRIPTION, inputSchema: AddSchema }, async (args) => addResult(args))
     const { url } = await server.start()
     control({

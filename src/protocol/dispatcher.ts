@@ -4,6 +4,7 @@ import { LEGACY_METHODS, MODERN_METHODS, methodsWith } from './methods/table.js'
 import { kAfterAnswer, type MethodEnv, type MethodHandler, type ServerIdentity } from './methods/types.js'
 import { ByteLedger, limitError, limitOf, resolveLimits, type LedgerBound, type ProtocolLimits } from './limits.js'
 import { InputRequiredError } from './modern/mrtr.js'
+import { isRetryLater, retryLaterFailure } from './retry-later.js'
 import { RequestStateCodec, type RequestStateOptions } from './modern/request-state.js'
 import { shapeModernResult } from './modern/shaping.js'
 import type { Caller } from './caller.js'
@@ -165,12 +166,14 @@ export class Dispatcher {
     if (operation !== undefined) operation.answer = response
   }
 
-  private toFailure (request: JsonRpcRequest, error: unknown, session: Session): ReturnType<typeof failure> {
+  private toFailure (request: JsonRpcRequest, error: unknown, session: Session): JsonRpcFailure {
     if (error instanceof McpError) {
       const limit = limitOf(error)
       if (limit !== undefined) this.options.telemetry?.limitRefusal(limit)
       return failure(request.id, error.code, error.message, error.data)
     }
+    // Shared state away (logged once per outage where it is detected): the client may retry.
+    if (isRetryLater(error)) return retryLaterFailure(request.id, error as Error) as JsonRpcFailure
     this.options.logger.error({ err: error, method: request.method, session: session.id }, 'request handler failed')
     return failure(request.id, ErrorCode.InternalError, 'Internal error')
   }

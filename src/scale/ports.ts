@@ -92,6 +92,8 @@ export type ControlMessage =
   | { type: 'end', session: string, reason: string }
   /** The record changed (log level, subscriptions): drop cached copies. */
   | { type: 'changed', session: string }
+  /** `tasks/cancel` of a task whose work runs on another instance: its handler's signal aborts there. */
+  | { type: 'task-cancel', taskId: string }
 
 /** Notifications for every session (and 2026 listen stream) on every instance, kept as history. */
 export type FanoutMessage =
@@ -127,6 +129,11 @@ export interface WriteOptions {
  */
 export interface Bus {
   readonly self: string
+  /**
+   * To one instance's inbox. A message for an instance that is not known to run (never did, or
+   * stopped beating a while ago) is dropped (resolves, nothing written): nothing would read it. Rejects with ScaleUnavailableError when the inbox
+   * holds its bound of unread bytes.
+   */
   send: (to: string, message: DirectMessage, options?: WriteOptions) => Promise<void>
   control: (message: ControlMessage, options?: WriteOptions) => Promise<void>
   fanout: (message: FanoutMessage) => Promise<string>
@@ -237,6 +244,12 @@ export interface ScaleEngine {
    * for the check that follows a reconnect. Absent where state cannot be lost.
    */
   readonly restartedRecently?: () => Promise<boolean>
+  /**
+   * Calls `handler` with the name of a bound (`scaleOut.inboxBytes`, ...) each time the engine
+   * refuses a write past it: the node counts it in telemetry (`fastify_mcp.server.limit.refusals`).
+   * Absent where nothing is bounded (in memory).
+   */
+  readonly onLimitRefusal?: (handler: (limit: string) => void) => void
   close: () => Promise<void>
 }
 

@@ -4,6 +4,7 @@ import type { Add, OptionsProblem } from './engine/problems.js'
 import { strict } from './engine/schema.js'
 import { httpRouteProperties, httpRules } from './http.js'
 import { routesRules, RoutesOptionsSchema } from './routes.js'
+import { scaleOutSecretRule } from './scale-out.js'
 import { inflightRules, protocolRules, serverProperties } from './server.js'
 
 export const PluginOptionsSchema = Type.Object({
@@ -35,6 +36,7 @@ export function pluginRules (options: unknown): OptionsProblem[] {
     if (key in options) add(key, `not a plugin option: the Fastify app owns the listener; set ${where} (see the README)`)
   }
   httpRules(options, '', add)
+  scaleOutSecretRule(options, options, add)
   problems.push(...routesRules(options))
   return problems
 }

@@ -8,7 +8,8 @@ const RequestStateOptionsSchema = Type.Object({
    * (`ctx.elicit`, `ctx.sample`, `ctx.listRoots` on a stateless request), at least 32 characters.
    * Read it from the environment. Default: a random key per server instance, which is right for a
    * single process; replicas behind a load balancer need the same secret, or a retry that lands on
-   * another replica is refused, and a restart invalidates the states in flight.
+   * another replica is refused, and a restart invalidates the states in flight. Required with
+   * `scaleOut` unless only `legacy` protocols are served.
    */
   secret: Type.Optional(Type.String({ minLength: 32 })),
   /** How long a client has to answer and retry, in milliseconds. Default 600000 (10 min). */

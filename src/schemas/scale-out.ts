@@ -7,7 +7,7 @@ import { parseUrl } from '../util/url.js'
 import { describeValue } from './engine/describe.js'
 import { LIVE, liveObject, type LiveObject } from './engine/live.js'
 import { join, type Add } from './engine/problems.js'
-import { Defaulted, Live, strict } from './engine/schema.js'
+import { Defaulted, Live, MiB, strict } from './engine/schema.js'
 
 /** Defaults of `scaleOut`, in one place (the engine reads them from the resolved options). */
 export const SCALE_OUT_DEFAULTS = Object.freeze({
@@ -15,7 +15,8 @@ export const SCALE_OUT_DEFAULTS = Object.freeze({
   heartbeatMs: 2000,
   redisTimeoutMs: 1000,
   outboxLimit: 10_000,
-  broadcastHistory: 10_000
+  broadcastHistory: 10_000,
+  inboxBytes: 64 * MiB
 })
 
 /** A key prefix: plain characters, so keys stay readable in `redis-cli` and need no escaping. */
@@ -77,7 +78,16 @@ export const ScaleOutOptionsSchema = Type.Object({
    * Broadcasts, `resources/updated` and list changes kept in Redis, so that a client resuming its
    * standalone stream on another instance misses none. Default 10000.
    */
-  broadcastHistory: Defaulted(Type.Integer({ minimum: 1, default: SCALE_OUT_DEFAULTS.broadcastHistory }))
+  broadcastHistory: Defaulted(Type.Integer({ minimum: 1, default: SCALE_OUT_DEFAULTS.broadcastHistory })),
+  /**
+   * Bytes of messages one instance's inbox holds unread in Redis (legacy SSE POSTs forwarded to
+   * the instance holding their stream, replies to its server requests, its stream-0 deliveries);
+   * an instance deletes what it has read. Past it a message is refused: the POST that needed it
+   * gets 503 with Retry-After (a stream-0 message stays in the session's log for a resume), and
+   * the refusal is counted. One message larger than the bound still fits an empty inbox.
+   * Default 67108864 (64 MiB).
+   */
+  inboxBytes: Defaulted(Type.Integer({ minimum: 65_536, default: SCALE_OUT_DEFAULTS.inboxBytes }))
 }, strict)
 export type ScaleOutOptions = Static<typeof ScaleOutOptionsSchema>
 
@@ -117,6 +127,26 @@ export function scaleOutRules (http: Record<string, unknown>, base: string, add:
       add(path, 'the path of a Redis URL is the database number ("/0"), got another path')
     }
   }
+}
+
+/**
+ * `scaleOut` serving 2026-07-28 needs `requestState.secret` (`options` holds `requestState` and
+ * `protocols`, `http` the HTTP options with `scaleOut`). A multi-round-trip request's retry lands
+ * on any instance, which must verify the state another one signed: with a random key per
+ * instance it is refused there, and every such retry fails. Refused rather than made up through
+ * Redis: a signing key stored there is readable by whatever reads Redis (its replicas, its dumps)
+ * and is lost when Redis restarts empty, invalidating every state in flight; one line of
+ * configuration, the same on every instance, has neither problem.
+ */
+export function scaleOutSecretRule (options: Record<string, unknown>, http: Record<string, unknown>, add: Add): void {
+  if (!isRecord(http.scaleOut)) return
+  const protocols = options.protocols
+  if (Array.isArray(protocols) && !protocols.includes('modern')) return
+  const requestState = options.requestState
+  if (isRecord(requestState) && requestState.secret !== undefined) return
+  add('requestState.secret', 'required with scaleOut while 2026-07-28 is served: a multi-round-trip retry may land on any ' +
+    'instance, which must verify the requestState another one signed; set the same secret (at least 32 characters, read from ' +
+    "the environment) on every instance, or serve only protocols: ['legacy']")
 }
 
 const OBJECTS = 'a Sentinel configuration { sentinels, name }, a Cluster configuration { cluster }, or an ioredis client'

@@ -7,6 +7,7 @@ import { cacheProperties } from './cache.js'
 import { HttpOptionsSchema, httpRules, listenerRules } from './http.js'
 import { listenProperties } from './listen.js'
 import { requestStateProperties } from './request-state.js'
+import { scaleOutSecretRule } from './scale-out.js'
 import { taskProperties } from './tasks.js'
 import { telemetryProperties } from './telemetry.js'
 import { skillsProperties } from './skills.js'
@@ -125,6 +126,7 @@ export function serverRules (options: unknown): OptionsProblem[] {
   if (transport.type === 'sse' && isRecord(transport.options)) {
     httpRules(transport.options, 'transport.options', add)
     listenerRules(transport.options, 'transport.options', add)
+    if (isRecord(options)) scaleOutSecretRule(options, transport.options, add)
   }
   return problems
 }

@@ -25,7 +25,7 @@ function clusterRig (cluster: RedisClusterRig, namespace = `t${randomBytes(4).to
   return {
     name: 'cluster',
     engine: async (instanceId, options) => {
-      const scaleOut = resolvePluginOptions({ name: 'x', version: '1', scaleOut: { redis: { cluster: cluster.seeds }, instanceId, namespace } }).scaleOut
+      const scaleOut = resolvePluginOptions({ name: 'x', version: '1', requestState: { secret: 'cluster-rig-state-secret-0123456789ab' }, scaleOut: { redis: { cluster: cluster.seeds }, instanceId, namespace } }).scaleOut
       if (scaleOut === undefined) throw new Error('scaleOut did not resolve')
       return await createScaleEngine({ ...options, scaleOut }, quiet)
     },

@@ -44,7 +44,7 @@ function redis (heartbeatMs: number) {
       name: 'redis',
       engines,
       engine: async (instanceId, options) => {
-        const scaleOut = resolvePluginOptions({ name: 'x', version: '1', scaleOut: { redis: server.url, instanceId, heartbeatMs } }).scaleOut
+        const scaleOut = resolvePluginOptions({ name: 'x', version: '1', requestState: { secret: 'routing-test-state-secret-0123456789' }, scaleOut: { redis: server.url, instanceId, heartbeatMs } }).scaleOut
         if (scaleOut === undefined) throw new Error('scaleOut did not resolve')
         const engine = await createScaleEngine({ ...options, scaleOut }, quiet)
         engines.set(instanceId, engine)
@@ -151,7 +151,7 @@ function suite (t: Test, makeRig: (t: Test) => Promise<KillableRig>): void {
 
 /** A Redis engine of its own for instance `instanceId`, beating every `heartbeatMs`, closed with the test. */
 async function redisEngine (t: Test, url: string, instanceId: string, heartbeatMs: number): Promise<ScaleEngine> {
-  const options = resolvePluginOptions({ name: 'x', version: '1', scaleOut: { redis: url, instanceId, heartbeatMs } })
+  const options = resolvePluginOptions({ name: 'x', version: '1', requestState: { secret: 'routing-test-state-secret-0123456789' }, scaleOut: { redis: url, instanceId, heartbeatMs } })
   if (options.scaleOut === undefined) throw new Error('scaleOut did not resolve')
   const started = await createScaleEngine({ ...options, scaleOut: options.scaleOut }, quiet)
   t.teardown(started.close)

@@ -8,6 +8,8 @@ import { resolvePluginOptions, resolveServerOptions, type InvalidOptions } from 
 import { redisTest, startRedis } from '../helpers/redis-server.js'
 
 const PASSWORD = 'pw-s3cr3t-Zq9'
+/** Every instance of a deployment signs 2026-07-28 requestState with the same key (required with scaleOut). */
+const requestState = { secret: 'options-test-state-secret-0123456789' }
 
 function problemsOf (resolve: () => unknown): InvalidOptions {
   try {
@@ -19,9 +21,9 @@ function problemsOf (resolve: () => unknown): InvalidOptions {
 }
 
 t.test('scaleOut defaults, on the plugin and on the HTTP transport', async (t) => {
-  const plugin = resolvePluginOptions({ scaleOut: { redis: 'redis://127.0.0.1:6379/0' } })
-  t.same(plugin.scaleOut, { redis: 'redis://127.0.0.1:6379/0', namespace: 'mcp', heartbeatMs: 2000, redisTimeoutMs: 1000, outboxLimit: 10000, broadcastHistory: 10000 })
-  const server = resolveServerOptions({ transport: { type: 'sse', options: { scaleOut: { redis: 'rediss://cache.internal:6380', namespace: 'app1', instanceId: 'pod-7' } } } })
+  const plugin = resolvePluginOptions({ requestState, scaleOut: { redis: 'redis://127.0.0.1:6379/0' } })
+  t.same(plugin.scaleOut, { redis: 'redis://127.0.0.1:6379/0', namespace: 'mcp', heartbeatMs: 2000, redisTimeoutMs: 1000, outboxLimit: 10000, broadcastHistory: 10000, inboxBytes: 64 * 1024 * 1024 })
+  const server = resolveServerOptions({ requestState, transport: { type: 'sse', options: { scaleOut: { redis: 'rediss://cache.internal:6380', namespace: 'app1', instanceId: 'pod-7' } } } })
   t.match(server.transport, { options: { scaleOut: { redis: 'rediss://cache.internal:6380', namespace: 'app1', instanceId: 'pod-7' } } })
   t.equal(resolvePluginOptions({}).scaleOut, undefined, 'unset by default: one process holds everything')
 })
@@ -29,13 +31,13 @@ t.test('scaleOut defaults, on the plugin and on the HTTP transport', async (t) =
 t.test('an ioredis client is kept as the very same object, never cloned or frozen', async (t) => {
   const client = new Redis({ lazyConnect: true })
   t.teardown(() => { client.disconnect() })
-  const input = { scaleOut: { redis: client } }
+  const input = { requestState, scaleOut: { redis: client } }
   const plugin = resolvePluginOptions(input)
   t.equal(plugin.scaleOut?.redis, client)
   t.notOk(Object.isFrozen(client))
   t.ok(Object.isFrozen(plugin.scaleOut))
   t.equal(input.scaleOut.redis, client, 'the caller\'s options are untouched')
-  const serverInput = { transport: { type: 'sse' as const, options: { port: 0, scaleOut: { redis: client, heartbeatMs: 500 } } } }
+  const serverInput = { requestState, transport: { type: 'sse' as const, options: { port: 0, scaleOut: { redis: client, heartbeatMs: 500 } } } }
   const server = resolveServerOptions(serverInput)
   t.equal(server.transport.type === 'sse' ? server.transport.options.scaleOut?.redis : undefined, client)
   t.equal(serverInput.transport.options.scaleOut.redis, client)
@@ -43,6 +45,7 @@ t.test('an ioredis client is kept as the very same object, never cloned or froze
 
 t.test('every bad scaleOut option is named, in one error, without the password', async (t) => {
   const error = problemsOf(() => resolvePluginOptions({
+    requestState,
     stateless: true,
     scaleOut: { redis: `http://:${PASSWORD}@127.0.0.1:6379`, namespace: 'has space', instanceId: 'a_b', heartbeatMs: 10, redisTimeoutMs: 0, outboxLimit: 0, broadcastHistory: -1, extra: 1 }
   }))
@@ -67,7 +70,7 @@ t.test('redis: required, a URL with a host and a database path, or an object wit
     [null, /got null/]
   ]
   for (const [redis, message] of cases) {
-    const error = problemsOf(() => resolveServerOptions({ transport: { type: 'sse', options: { scaleOut: redis === undefined ? {} : { redis } } } }))
+    const error = problemsOf(() => resolveServerOptions({ requestState, transport: { type: 'sse', options: { scaleOut: redis === undefined ? {} : { redis } } } }))
     const problem = error.problems.find((p) => p.path === 'transport.options.scaleOut.redis')
     t.match(problem?.message, message, String(typeof redis))
     t.notMatch(error.message, PASSWORD)
@@ -78,7 +81,7 @@ t.test('Redis unreachable at start: start() rejects with a coded error naming ho
   // A port that was free a moment ago: a server started and killed.
   const redis = await startRedis(t, { password: PASSWORD })
   await redis.kill()
-  const server = new MCPServer({ transport: { type: 'sse', options: { port: 0, scaleOut: { redis: redis.url, redisTimeoutMs: 300 } } } })
+  const server = new MCPServer({ requestState, transport: { type: 'sse', options: { port: 0, scaleOut: { redis: redis.url, redisTimeoutMs: 300 } } } })
   const error = await server.start().then(() => undefined, (e: unknown) => e as Error & { code: string })
   t.equal(error?.code, 'FST_MCP_REDIS_UNREACHABLE')
   t.match(error?.message, `127.0.0.1:${redis.port}`)
@@ -87,7 +90,7 @@ t.test('Redis unreachable at start: start() rejects with a coded error naming ho
   await server.stop()
 
   const app = Fastify()
-  await app.register(mcp, { scaleOut: { redis: redis.url, redisTimeoutMs: 300 } }).ready().then(() => t.fail('ready'), (e: Error & { code: string }) => {
+  await app.register(mcp, { requestState, scaleOut: { redis: redis.url, redisTimeoutMs: 300 } }).ready().then(() => t.fail('ready'), (e: Error & { code: string }) => {
     t.equal(e.code, 'FST_MCP_REDIS_UNREACHABLE')
     t.notMatch(e.message, PASSWORD)
   })
@@ -97,7 +100,7 @@ t.test('Redis unreachable at start: start() rejects with a coded error naming ho
 t.test('a wrong password fails start() too, and the error does not echo it', redisTest(t), async (t) => {
   const redis = await startRedis(t, { password: PASSWORD })
   const wrong = 'not-the-password-42'
-  const server = new MCPServer({ transport: { type: 'sse', options: { port: 0, scaleOut: { redis: `redis://:${wrong}@127.0.0.1:${redis.port}`, redisTimeoutMs: 500 } } } })
+  const server = new MCPServer({ requestState, transport: { type: 'sse', options: { port: 0, scaleOut: { redis: `redis://:${wrong}@127.0.0.1:${redis.port}`, redisTimeoutMs: 500 } } } })
   const error = await server.start().then(() => undefined, (e: unknown) => e as Error & { code: string })
   t.equal(error?.code, 'FST_MCP_REDIS_UNREACHABLE')
   t.match(error?.message, `127.0.0.1:${redis.port}`)
@@ -109,7 +112,7 @@ t.test('with Redis up, start() connects, and stop() closes its own connections o
   const redis = await startRedis(t, { password: PASSWORD })
   const client = new Redis(redis.url)
   t.teardown(() => { client.disconnect() })
-  const server = new MCPServer({ transport: { type: 'sse', options: { port: 0, scaleOut: { redis: client, instanceId: 'one' } } } })
+  const server = new MCPServer({ requestState, transport: { type: 'sse', options: { port: 0, scaleOut: { redis: client, instanceId: 'one' } } } })
   await server.start()
   const names = async (): Promise<string[]> => ((await client.client('LIST')) as string).split('\n').map((l) => /name=(\S*)/.exec(l)?.[1] ?? '').filter((n) => n !== '')
   t.same((await names()).sort(), ['mcp:one:bus', 'mcp:one:cmd'], 'two connections of its own, duplicated from the client')
@@ -122,14 +125,14 @@ t.test('with Redis up, start() connects, and stop() closes its own connections o
 
 t.test('redis: a Sentinel or Cluster configuration is kept as given; shards is 1 to 64', async (t) => {
   const sentinel = { sentinels: [{ host: '10.0.0.1', port: 26379 }, { host: 'sentinel-b' }], name: 'mymaster', password: PASSWORD, natMap: () => null }
-  const plugin = resolvePluginOptions({ scaleOut: { redis: sentinel, shards: 1 } })
+  const plugin = resolvePluginOptions({ requestState, scaleOut: { redis: sentinel, shards: 1 } })
   t.equal(plugin.scaleOut?.redis, sentinel, 'the very same object, functions and all')
   t.notOk(Object.isFrozen(sentinel))
   const cluster = { cluster: [{ host: '10.0.0.2', port: 7000 }, '10.0.0.3:7001'], redisOptions: { password: PASSWORD } }
-  t.equal(resolvePluginOptions({ scaleOut: { redis: cluster } }).scaleOut?.redis, cluster)
-  t.equal(resolvePluginOptions({ scaleOut: { redis: cluster } }).scaleOut?.shards, undefined, 'unset: the engine picks (3 on a Cluster)')
+  t.equal(resolvePluginOptions({ requestState, scaleOut: { redis: cluster } }).scaleOut?.redis, cluster)
+  t.equal(resolvePluginOptions({ requestState, scaleOut: { redis: cluster } }).scaleOut?.shards, undefined, 'unset: the engine picks (3 on a Cluster)')
   for (const shards of [0, 65, 2.5, '3']) {
-    const error = problemsOf(() => resolvePluginOptions({ scaleOut: { redis: cluster, shards } }))
+    const error = problemsOf(() => resolvePluginOptions({ requestState, scaleOut: { redis: cluster, shards } }))
     t.same(error.problems.map((p) => p.path), ['scaleOut.shards'], `shards ${String(shards)} refused`)
   }
 })
@@ -150,7 +153,7 @@ t.test('redis: each bad Sentinel or Cluster field is named, never with a passwor
     [{ host: 'x', password: PASSWORD }, [['scaleOut.redis', /Sentinel configuration.*Cluster configuration.*without duplicate\(\), sentinels or cluster/]]]
   ]
   for (const [redis, expected] of cases) {
-    const error = problemsOf(() => resolvePluginOptions({ scaleOut: { redis } }))
+    const error = problemsOf(() => resolvePluginOptions({ requestState, scaleOut: { redis } }))
     t.same(error.problems.map((p) => p.path), expected.map(([path]) => path))
     expected.forEach(([, message], i) => { t.match(error.problems[i]?.message, message) })
     t.notMatch(error.message, PASSWORD)
@@ -173,7 +176,7 @@ t.test('unreachable Sentinels or Cluster: the coded error names every seed host:
     ['Cluster client', given, `127.0.0.1:${port} (Cluster)`],
     ['Sentinel client', givenSentinel, `127.0.0.1:${port} (Sentinel, primary "mymaster")`]
   ] as const) {
-    const server = new MCPServer({ transport: { type: 'sse', options: { port: 0, scaleOut: { redis: target, redisTimeoutMs: 300 } } } })
+    const server = new MCPServer({ requestState, transport: { type: 'sse', options: { port: 0, scaleOut: { redis: target, redisTimeoutMs: 300 } } } })
     const error = await server.start().then(() => undefined, (e: unknown) => e as Error & { code: string })
     t.equal(error?.code, 'FST_MCP_REDIS_UNREACHABLE', what)
     t.match(error?.message, shown, `${what}: every seed named`)

@@ -83,7 +83,7 @@ t.test('stream 0 at its gateway: messages handed out in log order, the ones stil
 t.test('a stream-0 message and a message sent right after it, by one instance to one inbox: both arrive', redisTest(t), async (t) => {
   const redis = await startRedis(t)
   const engine = async (instanceId: string): Promise<RedisScaleEngine> => {
-    const scaleOut = resolvePluginOptions({ scaleOut: { redis: redis.url, instanceId, namespace: 'seq' } }).scaleOut
+    const scaleOut = resolvePluginOptions({ requestState: { secret: 'bus-order-test-state-secret-0123456789' }, scaleOut: { redis: redis.url, instanceId, namespace: 'seq' } }).scaleOut
     if (scaleOut === undefined) throw new Error('no scaleOut')
     const made = await createScaleEngine({ scaleOut, eventStoreSize: 100, eventStoreBytes: 1 << 20, idleTimeoutMs: 60_000 }, quiet)
     t.teardown(() => made.close())

@@ -9,7 +9,7 @@ import { redisTest, startRedis } from '../helpers/redis-server.js'
 t.test('MCPServer with scaleOut: one session served by two instances, ended by either', redisTest(t), async (t) => {
   const redis = await startRedis(t)
   const servers = ['a', 'b'].map((id) => {
-    const server = new MCPServer({ name: 'scaled', version: '1.0.0', transport: { type: 'sse', options: { port: 0, scaleOut: { redis: redis.url, instanceId: id, heartbeatMs: 200 } } } })
+    const server = new MCPServer({ name: 'scaled', version: '1.0.0', requestState: { secret: 'e2e-test-state-secret-0123456789abc' }, transport: { type: 'sse', options: { port: 0, scaleOut: { redis: redis.url, instanceId: id, heartbeatMs: 200 } } } })
     server.tool({ name: 'where', inputSchema: Type.Object({}) }, async () => ({ content: [{ type: 'text', text: id }] }))
     t.teardown(() => server.stop())
     return server

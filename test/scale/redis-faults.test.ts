@@ -227,3 +227,21 @@ t.test('kill -9 and restart (empty): what Redis acknowledged and a reader had ye
   t.same(events, ['{"s0":1}'], 'and the stream-0 message, once')
   t.ok(log.lines.some((l) => l.message.includes('written again') && l.fields.includes('"messages":5')), 'a wrote again the five it had sent in the last three heartbeats (b dropped the two it had read)')
 })
+
+t.test('closing while Redis is down takes no longer than while it is up', redisTest(t), async (t) => {
+  const redis = await startRedis(t)
+  const e = await createScaleEngine({
+    scaleOut: { ...SCALE_OUT_DEFAULTS, redis: redis.url, namespace: 'down', instanceId: 'a', heartbeatMs: 200, redisTimeoutMs: 300 },
+    eventStoreSize: 10,
+    eventStoreBytes: 1 << 20,
+    idleTimeoutMs: 0
+  }, capture())
+  await redis.kill()
+  // Between two reconnection attempts: the reader's XREAD waits in ioredis' queue, which closing
+  // the connection then does not reject.
+  await sleep(500)
+  const started = performance.now()
+  const closed = await Promise.race([e.close().then(() => true), sleep(5000).then(() => false)])
+  t.ok(closed, 'close() settled')
+  t.ok(performance.now() - started < 2000, `within 2 s (${Math.round(performance.now() - started)} ms)`)
+})

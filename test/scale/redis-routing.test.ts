@@ -15,7 +15,7 @@ t.test('routing on Redis', redisTest(t), async (t) => {
     return {
       name: 'redis',
       engine: async (instanceId, options) => {
-        const scaleOut = resolvePluginOptions({ name: 'x', version: '1', scaleOut: { redis: redis.url, instanceId } }).scaleOut
+        const scaleOut = resolvePluginOptions({ name: 'x', version: '1', requestState: { secret: 'routing-test-state-secret-0123456789' }, scaleOut: { redis: redis.url, instanceId } }).scaleOut
         if (scaleOut === undefined) throw new Error('scaleOut did not resolve')
         return await createScaleEngine({ ...options, scaleOut }, quiet)
       },

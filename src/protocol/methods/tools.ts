@@ -10,6 +10,7 @@ import { TaskContext, type TaskOrigin } from '../tasks/task-context.js'
 import type { NewTask, TaskManager } from '../tasks/manager.js'
 import type { StoredTask } from '../tasks/types.js'
 import type { RequestContext } from '../request-context.js'
+import { isRetryLater } from '../retry-later.js'
 import { TASKS_EXTENSION, taskFields } from '../tasks/types.js'
 import { errorMessage, optionalObject, requireString, type MethodHandler } from './types.js'
 import { isRecord } from '../../util/is-record.js'
@@ -106,7 +107,8 @@ async function runTool (name: string, tool: RegisteredTool, args: Record<string,
   try {
     result = await tool.handler(args, ctx)
   } catch (error) {
-    if (error instanceof McpError || ctx.aborted) throw error
+    // A task that could not be created (`ctx.startTask()` while Redis is away) fails the call, to be retried.
+    if (error instanceof McpError || ctx.aborted || isRetryLater(error)) throw error
     logger.error({ err: error, tool: name, session }, 'tool handler failed')
     // The message is the tool's own words for the model; the stack stays in the server log.
     return toolError(`Tool ${name} failed: ${errorMessage(error)}`)

@@ -68,6 +68,8 @@ export class TaskManager {
   private readonly options: TaskManagerOptions
   private readonly running = new Map<string, Running>()
   private readonly listeners: Array<(task: StoredTask) => void> = []
+  /** Scale-out: how a cancel taken here reaches the process running the task (see {@link setCancelRelay}). */
+  private cancelRelay: ((taskId: string) => Promise<void>) | undefined
   private closed = false
 
   constructor (options: TaskManagerOptions) {
@@ -96,6 +98,24 @@ export class TaskManager {
    */
   onChange (listener: (task: StoredTask) => void): void {
     this.listeners.push(listener)
+  }
+
+  /**
+   * Scale-out: a `tasks/cancel` of a task whose work runs in another process is relayed there
+   * (the transports' node sends it over the bus, and calls {@link cancelledElsewhere} where it
+   * arrives), so the handler stops at once rather than at its next store write. Undefined: none.
+   */
+  setCancelRelay (relay: ((taskId: string) => Promise<void>) | undefined): void {
+    this.cancelRelay = relay
+  }
+
+  /** Another process cancelled a task (the store says so already): its work stops if it runs here. */
+  cancelledElsewhere (taskId: string): void {
+    const entry = this.running.get(taskId)
+    if (entry === undefined) return
+    // The store holds `cancelled`: whatever the handler does now is not written.
+    entry.settled = true
+    this.stop(taskId, new McpError(ErrorCode.InvalidRequest, 'The task was cancelled'))
   }
 
   /**
@@ -183,8 +203,10 @@ export class TaskManager {
     const patch: TaskPatch = { status: 'cancelled', statusMessage: 'Cancelled by the client', inputRequests: undefined }
     const entry = this.running.get(task.taskId)
     if (entry === undefined) {
-      // The work runs in another process; the store tells it (its next write finds the task terminal).
-      await this.options.store.update(task.taskId, patch, Date.now())
+      // The work runs in another process: the store says so first (its next write finds the task
+      // terminal), then the relay stops its handler there.
+      const cancelled = await this.options.store.update(task.taskId, patch, Date.now())
+      if (cancelled?.status === 'cancelled') await this.cancelRelay?.(task.taskId)
       return
     }
     this.write(task.taskId, entry, patch)

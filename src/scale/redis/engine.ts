@@ -21,6 +21,7 @@ export interface RedisEngineSettings {
   readonly redisTimeoutMs: number
   readonly outboxLimit: number
   readonly broadcastHistory: number
+  readonly inboxBytes: number
 }
 
 /** What the engine needs from the resolved options: `scaleOut` and the bounds of a session's events. */
@@ -45,6 +46,7 @@ export interface RedisScaleEngine extends ScaleEngine {
    * sessions it holds.
    */
   onRedisRestart: (handler: () => void) => void
+  onLimitRefusal: (handler: (limit: string) => void) => void
   close: () => Promise<void>
 }
 
@@ -78,9 +80,12 @@ export async function createScaleEngine (options: ScaleEngineOptions, log: Scale
   // The logs expire like the record (touch extends both): with `idleTimeoutMs: 0` too, or a log
   // created after the last touch would outlive its session forever.
   const logs = { maxEvents: options.eventStoreSize, maxBytes: options.eventStoreBytes, ttlMs: storedLifetimeMs(options.idleTimeoutMs) }
+  // Each write refused past a bound, for telemetry (the node listens).
+  const refusalHandlers: Array<(limit: string) => void> = []
+  const refused = (limit: string): void => { for (const handler of refusalHandlers) handler(limit) }
   const bus = new RedisBus(cmd, readers, keys, {
-    self, heartbeatMs: scaleOut.heartbeatMs, outboxLimit: scaleOut.outboxLimit, broadcastHistory: scaleOut.broadcastHistory, timeoutMs, ...logs
-  }, log)
+    self, heartbeatMs: scaleOut.heartbeatMs, outboxLimit: scaleOut.outboxLimit, broadcastHistory: scaleOut.broadcastHistory, inboxBytes: scaleOut.inboxBytes, timeoutMs, ...logs
+  }, log, refused)
   const restartHandlers: Array<() => void> = []
   let runId: string | undefined
   try {
@@ -119,11 +124,12 @@ export async function createScaleEngine (options: ScaleEngineOptions, log: Scale
   let closing: Promise<void> | undefined
   return {
     address: cmd.address,
-    sessions: new RedisSessionStore(cmd, keys, timeoutMs, (id, instance, tail, previous) => { bus.claimed(id, instance, tail, previous) }),
+    sessions: new RedisSessionStore(cmd, keys, timeoutMs, (id, instance, tail, previous) => { bus.claimed(id, instance, tail, previous) }, refused),
     bus,
     events: new RedisEventStore(cmd, keys, { ...logs, timeoutMs }),
     tasks: new RedisTaskStore(cmd, keys, timeoutMs),
     onRedisRestart: (handler) => { restartHandlers.push(handler) },
+    onLimitRefusal: (handler) => { refusalHandlers.push(handler) },
     restartedRecently: async () => {
       await checked
       return Date.now() - restartedAt < graceMs

@@ -31,8 +31,13 @@ export interface Keys {
   ofSession: (sid: string) => [string, string, string, string]
   /** The shard a session's bus messages travel on (its inbox entries, its control messages). */
   shardOf: (sid: string) => number
-  /** Stream: one instance's inbox on shard `shard`. */
+  /** Stream: one instance's inbox on shard `shard`. Emptied by its reader as it reads (see `mcpInboxAck`). */
   inbox: (instance: string, shard: number) => string
+  /**
+   * String: bytes held unread in that inbox, for its byte bound; it exists while its owner beats
+   * (`{inbox}:b`, in the inbox's slot; instance ids never contain `:`, so no inbox is named so).
+   */
+  inboxBytes: (instance: string, shard: number) => string
   /** Stream: control messages for every instance (cancel, end, changed), shard `shard`. */
   control: (shard: number) => string
   /** Stream: fan-out messages with history (broadcasts, resources/updated, list_changed), shard `shard`. */
@@ -73,6 +78,7 @@ export function keysOf (namespace: string, shards = 1): Keys {
     ofSession: (sid) => [session(sid), log0(sid), requestLog(sid), logBytes(sid)],
     shardOf: (sid) => shards === 1 ? 0 : slotOf(sid) % shards,
     inbox: (instance, shard) => `${ns}:in:{${tag(shard)}}:${instance}`,
+    inboxBytes: (instance, shard) => `${ns}:in:{${tag(shard)}}:${instance}:b`,
     control: (shard) => `${ns}:ctl:{${tag(shard)}}`,
     fanout: (shard) => `${ns}:bc:{${tag(shard)}}`,
     live: `${ns}:live:{${tag(0)}}`,

@@ -8,6 +8,8 @@
 // reads. Where a step needs a key known only afterwards (the inbox of a session's gateway), the
 // script returns what it read and the engine issues the next command.
 
+import { INBOX_SOURCES } from './inbox-scripts.js'
+
 /**
  * Appends `fields` (`d` = data first) to a stream, then evicts the oldest entries while the stream
  * holds more than `maxLen` entries or more than `maxBytes` bytes of `d` (counted in field `slot` of
@@ -134,11 +136,13 @@ if ARGV[7] ~= '' then
 end
 return append(KEYS[1], KEYS[2], 'r', tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), fields)`],
   /**
-   * KEYS: the live zset, this instance's inbox. ARGV: instance, expiry (ms), inbox TTL (ms). Beats
-   * on Redis' clock (instances' clocks may differ), drops instances past their expiry, returns
-   * { 1 if this instance was registered (unexpired) before this beat else 0, the live ones }.
+   * KEYS: the live zset, this instance's inbox on shard 0, its byte count. ARGV: instance, expiry
+   * (ms), inbox TTL (ms). Beats on Redis' clock (instances' clocks may differ), drops instances
+   * past their expiry, returns { 1 if this instance was registered (unexpired) before this beat
+   * else 0, the live ones }. The inbox's byte count exists while its owner beats (created here, at
+   * 0; mcpInboxKeep on the other shards): it is how a write knows an inbox is read (mcpInboxAdd).
    */
-  mcpBeat: [2, `
+  mcpBeat: [3, `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local was = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -147,6 +151,8 @@ if was and tonumber(was) > now then registered = 1 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('SET', KEYS[3], '0', 'NX')
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return { registered, redis.call('ZRANGE', KEYS[1], 0, -1) }`],
   /**
    * KEYS: the live zset, the homes hash. ARGV: instance, shards. With several bus shards: gives the
@@ -263,7 +269,8 @@ redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 for i = 2, 3 do
   if redis.call('ZSCORE', KEYS[i], ARGV[3]) then weigh(KEYS[i + 2], ARGV[3], weight) end
 end
-return 1`]
+return 1`],
+  ...INBOX_SOURCES
 } as const
 
 export type ScriptName = keyof typeof SOURCES

@@ -1,3 +1,4 @@
+import { InvalidMessageError } from '../../errors.js'
 import type { GatewayClaim, SessionRecord, SessionStore, StoredSession } from '../ports.js'
 import { bounded, type RedisPort } from './client.js'
 import type { Keys } from './keys.js'
@@ -5,6 +6,13 @@ import type { Keys } from './keys.js'
 /** Hash field of the stream-0 holder; record fields are `r.<name>`, so they can never collide with it. */
 const GATEWAY = 'gw'
 const FIELD = 'r.'
+/**
+ * Bytes a record may hold besides its subscriptions (which `maxSubscriptions` and `maxUriBytes`
+ * bound): what `initialize` brought (client info, capabilities) and the identity. Real clients
+ * send a few hundred bytes; a record is written before its client is known to come back, and
+ * every instance may load it.
+ */
+export const MAX_RECORD_BYTES = 64 * 1024
 
 /**
  * Session records in Redis: one hash per session, each record field JSON-encoded in its own hash
@@ -18,17 +26,20 @@ const FIELD = 'r.'
 export class RedisSessionStore implements SessionStore {
   /**
    * `claimed`: told of each claim that succeeded, with the claim's tail (the bus hands the new
-   * gateway the stream-0 messages after it in log order).
+   * gateway the stream-0 messages after it in log order). `refused`: told `sessionRecordBytes`
+   * each time a record is refused for its size (telemetry).
    */
   constructor (
     private readonly redis: RedisPort,
     private readonly keys: Keys,
     private readonly timeoutMs: number,
-    private readonly claimed: (id: string, instance: string, tail: string, previous: string | undefined) => void = () => {}
+    private readonly claimed: (id: string, instance: string, tail: string, previous: string | undefined) => void = () => {},
+    private readonly refused: (limit: string) => void = () => {}
   ) {}
 
   async create (record: SessionRecord, ttlMs: number): Promise<void> {
-    await this.call(() => this.redis.script('mcpSessionCreate', [this.keys.session(record.id)], [ttlMs, ...encode(record)]))
+    const fields = this.bounded(record)
+    await this.call(() => this.redis.script('mcpSessionCreate', [this.keys.session(record.id)], [ttlMs, ...fields]))
   }
 
   async get (id: string): Promise<StoredSession | undefined> {
@@ -61,7 +72,8 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async restore (record: SessionRecord, ttlMs: number, gateway: string | undefined): Promise<void> {
-    await this.call(() => this.redis.script('mcpSessionRestore', [this.keys.session(record.id)], [ttlMs, gateway ?? '', ...encode(record)]))
+    const fields = this.bounded(record)
+    await this.call(() => this.redis.script('mcpSessionRestore', [this.keys.session(record.id)], [ttlMs, gateway ?? '', ...fields]))
   }
 
   async delete (id: string): Promise<void> {
@@ -70,6 +82,20 @@ export class RedisSessionStore implements SessionStore {
 
   /** The connection belongs to the engine, which closes it. */
   async close (): Promise<void> {}
+
+  /** The record's hash fields; refused (400) when it holds more than MAX_RECORD_BYTES besides its subscriptions. */
+  private bounded (record: SessionRecord): string[] {
+    const fields = encode(record)
+    let bytes = 0
+    for (let i = 0; i < fields.length; i += 2) {
+      if (fields[i] !== `${FIELD}subscriptions`) bytes += Buffer.byteLength(fields[i + 1] as string)
+    }
+    if (bytes > MAX_RECORD_BYTES) {
+      this.refused('sessionRecordBytes')
+      throw new InvalidMessageError(`the session's client info and capabilities take ${bytes} bytes, more than the ${MAX_RECORD_BYTES} a session shared by several instances may hold`)
+    }
+    return fields
+  }
 
   private async call<T> (command: () => Promise<T>): Promise<T> {
     return await bounded(this.redis, this.timeoutMs, command)

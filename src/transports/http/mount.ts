@@ -10,6 +10,7 @@ import { registerSseRoutes } from '../sse/routes.js'
 import { registerStreamableRoutes } from '../streamable/routes.js'
 import { ClusterDirectory } from '../scale-out/cluster.js'
 import { LocalDirectory, type SessionDirectory } from '../scale-out/directory.js'
+import { linkEngine } from '../scale-out/engine-links.js'
 import { ScaleNode } from '../scale-out/node.js'
 
 /**
@@ -25,6 +26,8 @@ import { ScaleNode } from '../scale-out/node.js'
 export async function mountMcp (fastify: FastifyInstance, core: ProtocolServer, options: ResolvedPluginOptions, prefix?: string, scale?: ScaleEngine): Promise<void> {
   fastify.decorate('mcp', core)
   const node = scale === undefined || options.stateless ? undefined : new ScaleNode(withEventStore(scale, options.eventStore), core, options, fastify.log)
+  // Tasks and telemetry linked to the engine too (a task's cancel travels the bus; refusals are counted).
+  if (node !== undefined && scale !== undefined) linkEngine(scale, core)
 
   // Scale-out: the registrations made while starting are not changes to announce; later ones are.
   if (node !== undefined) fastify.addHook('onReady', async () => { node.startAnnouncing() })

@@ -241,7 +241,7 @@ export class ScaleNode {
   }
 
   private onControl ({ from, message }: Envelope<ControlMessage>): void {
-    if (this.closing) return
+    if (this.closing || message.type === 'task-cancel') return
     if (message.type === 'end') this.remote.delete(message.session)
     const entry = this.local.get(message.session)
     if (entry === undefined) {

@@ -8,6 +8,8 @@ import type { HttpPlumbing } from '../http/plumbing.js'
 import type { SessionDirectory, StreamableEntry } from '../scale-out/directory.js'
 import type { Acceptable } from './headers.js'
 import { modernStatusOf } from './modern-replies.js'
+import { isRetryLater, retryLaterFailure } from '../../protocol/retry-later.js'
+import { RETRY_AFTER_SECONDS } from '../../util/retry-after.js'
 
 /**
  * How a POSTed request is answered. Every choice between a JSON body and an
@@ -79,10 +81,13 @@ export class Responder {
       channel.handlerDone(message.id)
       return reply
     }
-    const status = session.generation === 'modern' ? modernStatusOf(channel.errorCodeOf(message.id), { ladder: false }) : 200
+    // Shared state away: 503 with Retry-After, as for every other request that needs it.
+    const retryLater = channel.retriesLaterOf(message.id)
+    const status = retryLater ? 503 : session.generation === 'modern' ? modernStatusOf(channel.errorCodeOf(message.id), { ladder: false }) : 200
     const response = channel.takeResponse(message.id)
     // Cancelled: MCP sends no response, and 202 is the one non-answer clients expect.
     if (response === undefined) return await reply.code(202).send()
+    if (retryLater) reply.header('Retry-After', String(RETRY_AFTER_SECONDS))
     return await reply.code(status).type('application/json; charset=utf-8').send(response)
   }
 
@@ -93,7 +98,7 @@ export class Responder {
   async dispatch (request: FastifyRequest, session: Session, classified: ClassifiedMessage, caller: Caller = this.http.callerOf(request, 'streamable')): Promise<void> {
     try {
       const syncing = classified.kind === 'request' ? this.directory.syncing(session, classified.message.method) : undefined
-      if (syncing !== undefined) await syncing
+      if (syncing !== undefined && !await this.caughtUp(session, classified, syncing)) return
       const handled = this.core.dispatcher.dispatch(session, classified, caller)
       // The request is in flight now (registered synchronously): a cancel that overtook it applies.
       if (classified.kind === 'request') this.directory.started(session, classified.message.id)
@@ -102,6 +107,21 @@ export class Responder {
     } catch (error) {
       /* c8 ignore next 2: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
       request.log.error({ err: error }, 'MCP dispatch failed')
+    }
+  }
+
+  /**
+   * Waits for the session's latest state before a request that changes it. False when it could
+   * not be read (Redis away): the request is answered "retry later" (503) and not handled.
+   */
+  private async caughtUp (session: Session, classified: ClassifiedMessage, syncing: Promise<void>): Promise<boolean> {
+    try {
+      await syncing
+      return true
+    } catch (error) {
+      if (classified.kind !== 'request' || !isRetryLater(error)) throw error
+      session.send(retryLaterFailure(classified.message.id, error as Error), classified.message.id)
+      return false
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { JsonRpcId, JsonRpcMessage } from '../../jsonrpc/messages.js'
+import { retriesLater } from '../../protocol/retry-later.js'
 import type { Session, SessionChannel } from '../../protocol/session.js'
 import type { EventReplay, StoredEvent } from '../../scale/ports.js'
 import { SseStream } from '../http/sse-stream.js'
@@ -71,6 +72,7 @@ export class StreamableChannel implements SessionChannel {
       if (final) {
         entry.response = json
         entry.errorCode = 'error' in message ? message.error.code : undefined
+        entry.retryLater = retriesLater(message)
         return
       }
       channel = this.streamOf(entry, relatedRequestId)
@@ -141,6 +143,11 @@ export class StreamableChannel implements SessionChannel {
   /** The JSON-RPC error code of the collected response, if it is an error (a modern answer's HTTP status depends on it). */
   errorCodeOf (requestId: JsonRpcId): number | undefined {
     return this.requests.get(requestId)?.errorCode
+  }
+
+  /** Whether the collected response says the server could not answer now (HTTP: 503 with Retry-After). */
+  retriesLaterOf (requestId: JsonRpcId): boolean {
+    return this.requests.get(requestId)?.retryLater === true
   }
 
   /** The collected JSON response (undefined when the request was cancelled); forgets the request. */

@@ -69,6 +69,8 @@ export interface RequestEntry {
   response: string | undefined
   /** The error code of the collected response, when it is an error. */
   errorCode: number | undefined
+  /** The collected response says the server could not answer now (see protocol/retry-later.ts): 503. */
+  retryLater?: boolean
   /**
    * A client that takes both JSON and an event stream: the reply to turn into
    * an event stream if anything but the response comes first (see {@link StreamableChannel.streamOf}).

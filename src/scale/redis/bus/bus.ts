@@ -1,16 +1,24 @@
+import { InvalidMessageError, ScaleUnavailableError } from '../../../errors.js'
 import type { Bus, ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleLogger, WriteOptions } from '../../ports.js'
 import { bounded, type RedisPort } from '../client.js'
 import type { Keys } from '../keys.js'
-import { fieldsOf, parseEntry } from './entry.js'
+import { parseEntry } from './entry.js'
 import { exclusive } from './fanout-order.js'
-import { Liveness, MISSED_BEATS } from './liveness.js'
+import { ReadInbox, type InboxTarget } from './inbox.js'
+import { inboxTtlMs, Liveness, MISSED_BEATS } from './liveness.js'
 import { BusReader } from './reader.js'
 import { ResendLog } from './resend.js'
 import { Stream0Order, type EventEntry } from './stream0-order.js'
 import { BusWriter } from './writer.js'
 
-/** Entries kept in an inbox and in the control stream (MAXLEN ~): a reader further behind loses. */
-const INBOX_LENGTH = 10_000
+/** Entries kept in a control stream (MAXLEN ~), besides its trim by age at each heartbeat. */
+const CONTROL_LENGTH = 10_000
+/**
+ * Largest control message, as JSON: a cancel carries a request id and a reason, bounded upstream
+ * (`MAX_REQUEST_ID_LENGTH`, 256-character reasons), the others ids. Every instance reads each
+ * one, so nothing a client sends may make one large.
+ */
+export const MAX_CONTROL_BYTES = 4096
 
 export interface RedisBusOptions {
   self: string
@@ -25,6 +33,8 @@ export interface RedisBusOptions {
   ttlMs: number
   /** Longest wait on Redis where a request waits (a write for it, a liveness check, a stream-0 resume), `redisTimeoutMs`. */
   timeoutMs: number
+  /** Bytes an inbox holds unread at most (`scaleOut.inboxBytes`), per shard. */
+  inboxBytes: number
 }
 
 /**
@@ -45,21 +55,27 @@ export class RedisBus implements Bus {
   private readonly reader: BusReader
   private readonly liveness: Liveness
   private readonly stream0: Stream0Order
+  /** This instance's inbox on each shard, emptied as read. */
+  private readonly inboxes: ReadInbox[]
   private readonly direct: Array<(envelope: Envelope<DirectMessage>) => void> = []
+  /** Until then no inbox write checks its owner: Redis restarted empty and knows no instance yet. */
+  private uncheckedUntil = 0
   /** The shard this instance writes its fan-out to. */
   private home = 0
   private closed = false
 
   /**
    * `cmd` carries commands and writes; `blocking`, connections of the bus's own, one per shard, each
-   * for its XREAD BLOCK.
+   * for its XREAD BLOCK. `refused` is told the name of each bound a write is refused past
+   * (telemetry counts them).
    */
   constructor (
     private readonly cmd: RedisPort,
     blocking: readonly RedisPort[],
     private readonly keys: Keys,
     private readonly options: RedisBusOptions,
-    log: ScaleLogger
+    log: ScaleLogger,
+    private readonly refused: (limit: string) => void = () => {}
   ) {
     const { self, heartbeatMs, outboxLimit, timeoutMs } = options
     this.self = self
@@ -72,7 +88,11 @@ export class RedisBus implements Bus {
     this.liveness = new Liveness(cmd, keys, { self, heartbeatMs, timeoutMs }, log)
     this.stream0 = new Stream0Order(cmd, keys, self, log)
     const streams = blocking.map((_, shard) => ({ direct: keys.inbox(self, shard), control: keys.control(shard), fanout: keys.fanout(shard) }))
-    this.reader = new BusReader(blocking, streams, cmd, (instance) => { this.liveness.heard(instance) }, log)
+    this.inboxes = blocking.map((_, shard) => new ReadInbox(cmd, {
+      key: keys.inbox(self, shard), bytesKey: keys.inboxBytes(self, shard), maxBytes: options.inboxBytes, delayMs: heartbeatMs
+    }))
+    this.reader = new BusReader(blocking, streams, cmd, (instance) => { this.liveness.heard(instance) }, log,
+      (shard, newest, bytes) => { this.inboxes[shard]?.read(newest, bytes) })
     // Stream-0 messages go through their gateway's order once, then to every handler.
     const handOut = (envelope: Envelope<DirectMessage>): void => {
       for (const handler of this.direct) {
@@ -104,12 +124,31 @@ export class RedisBus implements Bus {
     this.reader.start()
   }
 
+  /**
+   * Nothing is written for an instance that has not beaten within an inbox's TTL (the one check,
+   * for every caller, made by the write itself unless this instance knows `to` alive): no reader
+   * would take it, and a client naming a made-up instance (in a reply's id, in a resume's event
+   * id) would otherwise create keys at will. Such a message is dropped, as a dead instance drops
+   * it. An inbox holding `inboxBytes` unread refuses it (503).
+   */
   async send (to: string, message: DirectMessage, options?: WriteOptions): Promise<void> {
-    await this.writer.append(this.keys.inbox(to, this.keys.shardOf(message.session)), INBOX_LENGTH, message, options)
+    // Known alive here (the last beat's live set, or a message read from it): no check in Redis.
+    // Nor while Redis is away, or just back empty: it knows no instance until they beat again
+    // (a queued write might run then). Such a write creates an inbox at worst, which expires
+    // unless its owner beats and holds inboxBytes at most.
+    const check = !this.liveness.alive(to) && this.cmd.ready && Date.now() >= this.uncheckedUntil
+    const inbox = this.inboxOf(to, this.keys.shardOf(message.session), check)
+    this.accepted(inbox, await this.writer.appendToInbox(inbox, message, options))
   }
 
   async control (message: ControlMessage, options?: WriteOptions): Promise<void> {
-    await this.writer.append(this.keys.control(this.keys.shardOf(message.session)), INBOX_LENGTH, message, options)
+    const bytes = Buffer.byteLength(JSON.stringify(message))
+    if (bytes > MAX_CONTROL_BYTES) {
+      this.refused('controlMessageBytes')
+      throw new InvalidMessageError(`a ${message.type} message of ${bytes} bytes is more than the ${MAX_CONTROL_BYTES} every instance reads`)
+    }
+    const shard = 'session' in message ? this.keys.shardOf(message.session) : 0
+    await this.writer.append(this.keys.control(shard), CONTROL_LENGTH, message, options)
   }
 
   async fanout (message: FanoutMessage): Promise<string> {
@@ -129,11 +168,11 @@ export class RedisBus implements Bus {
       const logged = await this.cmd.script('mcpDeliver0', [keys.session(session), keys.log0(session), keys.logBytes(session)], [json, maxEvents, maxBytes, ttlMs])
       if (!Array.isArray(logged)) return undefined
       const [gateway, prev, position] = logged as [string, string, string]
-      const key = keys.inbox(gateway, keys.shardOf(session))
+      // The gateway claimed the stream: an instance, never a name a client chose (no check).
+      const inbox = this.inboxOf(gateway, keys.shardOf(session), false)
       const message: EventEntry = { type: 'event', session, json, position, prev }
-      const stamp = stampOf(message)
-      await this.cmd.xadd(key, INBOX_LENGTH, fieldsOf(stamp))
-      this.resend.acknowledged({ key, maxLen: INBOX_LENGTH, message, seq: stamp.seq, at: Date.now(), bytes: stamp.json.length })
+      // Logged, not delivered live when the inbox is full: the client gets it when it resumes.
+      if (await this.writer.issueToInbox(inbox, stampOf(message), message) === 'full') this.refused('scaleOut.inboxBytes')
       return position
     })
   }
@@ -170,8 +209,12 @@ export class RedisBus implements Bus {
    * acknowledged last is written again, in order.
    */
   restarted (): void {
+    this.uncheckedUntil = Date.now() + this.options.heartbeatMs * MISSED_BEATS
     this.liveness.restarted()
-    this.resend.writeAgain(async (write) => await this.writer.append(write.key, write.maxLen, write.message, undefined, write.seq))
+    // An inbox's message was acknowledged for a live owner already: Redis, restarted empty, has yet to hear it beat.
+    this.resend.writeAgain(async (write) => write.inbox === undefined
+      ? await this.writer.append(write.key, write.maxLen, write.message, undefined, write.seq)
+      : this.accepted(write.inbox, await this.writer.appendToInbox({ ...write.inbox, checkAlive: false }, write.message, undefined, write.seq)))
   }
 
   /** The connection is back and Redis kept its data (the same `run_id`): nothing to write again. */
@@ -205,9 +248,28 @@ export class RedisBus implements Bus {
     return this.reader.fanoutCursor()
   }
 
+  /** `to`'s inbox on `shard`, within its byte bound; with `checkAlive`, only while `to` beats. */
+  private inboxOf (to: string, shard: number, checkAlive: boolean): InboxTarget {
+    return {
+      key: this.keys.inbox(to, shard),
+      bytesKey: this.keys.inboxBytes(to, shard),
+      maxBytes: this.options.inboxBytes,
+      ttlMs: inboxTtlMs(this.options.heartbeatMs),
+      checkAlive
+    }
+  }
+
+  /** A full inbox refuses the message: counted, and ScaleUnavailableError (503) for whoever needed it. */
+  private accepted (inbox: InboxTarget, outcome: string): void {
+    if (outcome !== 'full') return
+    this.refused('scaleOut.inboxBytes')
+    throw new ScaleUnavailableError(`an instance's inbox holds scaleOut.inboxBytes (${this.options.inboxBytes}) of messages unread (${inbox.key})`)
+  }
+
   async close (): Promise<void> {
     if (this.closed) return
     this.closed = true
+    for (const inbox of this.inboxes) inbox.close()
     this.writer.close()
     this.reader.stop()
     await this.liveness.stop()

@@ -6,6 +6,17 @@ import type { Keys } from '../keys.js'
 export const MISSED_BEATS = 3
 /** An inbox nobody reads (its instance is gone) expires after this long without a heartbeat. */
 const INBOX_TTL_MS = 60_000
+/**
+ * Control messages are kept this many heartbeats, then trimmed at a beat: every live reader has
+ * read them long before (a reader that far behind missed its own beats three times over, and
+ * counts dead), and a flood of cancels leaves nothing once it stops.
+ */
+const CONTROL_KEEP_BEATS = 10
+
+/** The TTL of an inbox and its byte count, extended by its owner's beats. */
+export function inboxTtlMs (heartbeatMs: number): number {
+  return Math.max(INBOX_TTL_MS, heartbeatMs * MISSED_BEATS)
+}
 
 export interface LivenessOptions {
   self: string
@@ -91,6 +102,8 @@ export class Liveness {
    */
   restarted (): void {
     this.keepLiveUntil = Date.now() + this.options.heartbeatMs * MISSED_BEATS
+    // The next beat keeps every shard's inbox again: their byte counts are gone with the rest.
+    this.beats = 0
     void this.beat()
   }
 
@@ -110,12 +123,19 @@ export class Liveness {
     try {
       const { self, heartbeatMs } = this.options
       const ttl = heartbeatMs * MISSED_BEATS
-      const inboxTtl = Math.max(INBOX_TTL_MS, ttl)
-      const reply = await this.cmd.script('mcpBeat', [this.keys.live, this.keys.inbox(self, 0)], [self, ttl, inboxTtl])
+      const inboxTtl = inboxTtlMs(heartbeatMs)
+      const reply = await this.cmd.script('mcpBeat', [this.keys.live, this.keys.inbox(self, 0), this.keys.inboxBytes(self, 0)], [self, ttl, inboxTtl])
       // The inboxes of the other shards are in other slots (on a Cluster, other primaries): extended
       // by commands of their own, often enough that each lives at least twice the interval.
       if (this.beats++ % Math.max(1, Math.floor(inboxTtl / (2 * heartbeatMs))) === 0) {
-        for (let shard = 1; shard < this.keys.shards; shard++) void this.cmd.pexpire(this.keys.inbox(self, shard), inboxTtl).catch(() => {})
+        for (let shard = 1; shard < this.keys.shards; shard++) {
+          this.cmd.script('mcpInboxKeep', [this.keys.inbox(self, shard), this.keys.inboxBytes(self, shard)], [inboxTtl]).catch(() => {})
+        }
+      }
+      // Not awaited: the live set below does not depend on it. Every instance trims every shard:
+      // one XTRIM each, and nothing depends on which instance is left.
+      for (let shard = 0; shard < this.keys.shards; shard++) {
+        this.cmd.script('mcpTrimOlder', [this.keys.control(shard)], [heartbeatMs * CONTROL_KEEP_BEATS]).catch(() => {})
       }
       const [registered, live] = reply as [number, string[]]
       const fresh = new Set(live)

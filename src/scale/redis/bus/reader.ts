@@ -13,6 +13,9 @@ const RETRY_MS = 100
 export type Channel = 'direct' | 'control' | 'fanout'
 const CHANNELS: readonly Channel[] = ['direct', 'control', 'fanout']
 
+/** What {@link BusReader.close} ends a pending read with. */
+const CLOSED = Symbol('closed')
+
 /** The three streams of one bus shard this instance reads: its inbox, the control and the fan-out stream. */
 export type ShardStreams = Readonly<Record<Channel, string>>
 
@@ -42,18 +45,25 @@ export class BusReader {
   private readBefore = new Map<string, number>()
   private reading: Promise<void[]> | undefined
   private stopped = false
+  /** Settles when close() is called: ends the wait on an XREAD that may never settle (see close). */
+  private readonly closing: Promise<typeof CLOSED>
+  private endWait: () => void = () => {}
 
   /**
    * `connections[k]` reads `streams[k]`. `cmd` fences and re-reads the fan-out shards. `heard` learns
-   * of each sender whose message is handed out, before the handlers see it.
+   * of each sender whose message is handed out, before the handlers see it. `consumed` learns,
+   * after each read that took entries from this instance's inbox on shard k (which nobody else
+   * reads), the newest entry read and the bytes of the field values read: they may be deleted.
    */
   constructor (
     connections: readonly RedisPort[],
     streams: readonly ShardStreams[],
     cmd: RedisPort,
     private readonly heard: (instance: string) => void,
-    private readonly log: ScaleLogger
+    private readonly log: ScaleLogger,
+    private readonly consumed: (shard: number, newest: string, bytes: number) => void = () => {}
   ) {
+    this.closing = new Promise((resolve) => { this.endWait = () => { resolve(CLOSED) } })
     this.shards = connections.map((connection, k) => ({ connection, streams: streams[k] as ShardStreams, cursors: { direct: '0-0', control: '0-0' } }))
     this.fanout = fanoutOrder(cmd, streams.map((s) => s.fanout), (shard, entry, position) => {
       this.dispatch('fanout', this.shards[shard]?.streams.fanout ?? '', entry, position)
@@ -105,9 +115,14 @@ export class BusReader {
     this.fanout.stop()
   }
 
-  /** Ends the XREADs in flight (by closing the connections) and waits for the loops to end. */
+  /**
+   * Ends the XREADs in flight (by closing the connections) and waits for the loops to end. While
+   * Redis is away an XREAD waits in ioredis' queue, and closing the connection between two
+   * reconnection attempts does not reject it: the loops stop waiting for it instead.
+   */
   async close (): Promise<void> {
     this.stop()
+    this.endWait()
     await Promise.all(this.shards.map(async ({ connection }) => { await connection.close(false) }))
     await this.reading
   }
@@ -118,7 +133,12 @@ export class BusReader {
     while (!this.stopped) {
       let reply
       try {
-        reply = await connection.xread([[streams.direct, cursors.direct], [streams.control, cursors.control], [streams.fanout, this.fanout.readFrom(k)]], BLOCK_MS, READ_COUNT)
+        const read = connection.xread([[streams.direct, cursors.direct], [streams.control, cursors.control], [streams.fanout, this.fanout.readFrom(k)]], BLOCK_MS, READ_COUNT)
+        // Settled after close() or never: nobody is left to hear of it.
+        read.catch(() => {})
+        const answer = await Promise.race([read, this.closing])
+        if (answer === CLOSED) return
+        reply = answer
       } catch {
         if (this.stopped) return
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS).unref())
@@ -132,10 +152,13 @@ export class BusReader {
           this.fanout.add(k, entries)
           continue
         }
+        let bytes = 0
         for (const entry of entries) {
           cursors[channel] = entry[0]
+          if (channel === 'direct') bytes += valueBytes(entry)
           this.dispatch(channel, key, entry, entry[0])
         }
+        if (channel === 'direct' && entries.length > 0) this.consumed(k, cursors.direct, bytes)
       }
     }
   }
@@ -166,4 +189,11 @@ export class BusReader {
       }
     }
   }
+}
+
+/** Bytes of an entry's field values, as the inbox scripts count them (Lua's `#` of each). */
+function valueBytes ([, fields]: StreamEntry): number {
+  let bytes = 0
+  for (let i = 1; i < fields.length; i += 2) bytes += Buffer.byteLength(fields[i] as string)
+  return bytes
 }

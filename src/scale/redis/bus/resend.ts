@@ -1,4 +1,5 @@
 import type { ScaleLogger } from '../../ports.js'
+import type { InboxTarget } from './inbox.js'
 
 /** Bytes of message JSON kept for writing again after a Redis restart (see {@link ResendLog}). */
 const RESEND_BYTES = 16 * 1024 * 1024
@@ -14,6 +15,8 @@ export interface Acknowledged {
   readonly at: number
   /** Length of its JSON, for RESEND_BYTES. */
   readonly bytes: number
+  /** The inbox it went to, through the inbox's byte bound (mcpInboxAdd), if it went to one. */
+  readonly inbox?: InboxTarget
 }
 
 export interface ResendLogOptions {

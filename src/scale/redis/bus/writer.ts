@@ -3,6 +3,7 @@ import { ScaleUnavailableError } from '../../../errors.js'
 import type { ScaleLogger, WriteOptions } from '../../ports.js'
 import type { RedisPort } from '../client.js'
 import { fieldsOf, type Stamp } from './entry.js'
+import type { InboxTarget, InboxWrite } from './inbox.js'
 import type { ResendLog } from './resend.js'
 
 export interface BusWriterOptions {
@@ -40,6 +41,23 @@ export class BusWriter {
       this.resend.acknowledged({ key, maxLen, message, seq: stamp.seq, at: Date.now(), bytes: stamp.json.length })
       return id
     }, options)
+  }
+
+  /**
+   * One message into an instance's inbox, within the inbox's byte bound and only while its owner
+   * beats (the mcpInboxAdd script), kept for writing again once acknowledged.
+   */
+  async appendToInbox (inbox: InboxTarget, message: object, options?: WriteOptions, replaces?: number): Promise<InboxWrite> {
+    return await this.write(async (stampOf) => await this.issueToInbox(inbox, stampOf(message), message, replaces), options)
+  }
+
+  /** The script of {@link appendToInbox} for a message stamped already (deliver0 stamps it between its two steps). */
+  async issueToInbox (inbox: InboxTarget, stamp: Stamp, message: object, replaces?: number): Promise<InboxWrite> {
+    const id = await this.cmd.script('mcpInboxAdd', [inbox.key, inbox.bytesKey], [inbox.maxBytes, inbox.ttlMs, inbox.checkAlive ? 1 : 0, ...fieldsOf(stamp, replaces)])
+    if (id === 0) return 'dropped'
+    if (typeof id !== 'string') return 'full'
+    this.resend.acknowledged({ key: inbox.key, maxLen: 0, message, seq: stamp.seq, at: Date.now(), bytes: stamp.json.length, inbox })
+    return 'written'
   }
 
   /**
