@@ -52,7 +52,7 @@ t.test('scaleOut: a refused initialize writes nothing to Redis', redisTest(t), a
   const redis = await startRedis(t)
   const app = Fastify({ forceCloseConnections: true })
   t.teardown(() => app.close())
-  await app.register(mcp, { scaleOut: { redis: redis.url, namespace: 'init' } })
+  await app.register(mcp, { requestState: { secret: 'initialize-bytes-test-secret-0123456789' }, scaleOut: { redis: redis.url, namespace: 'init' } })
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const keys = async (): Promise<number> => Number(/(\d+)/.exec(await redis.command('DBSIZE'))?.[1])
   const memory = async (): Promise<number> => Number(/used_memory:(\d+)/.exec(await redis.command('INFO', 'memory'))?.[1])
