@@ -1,4 +1,8 @@
 import type { TSchema } from '@sinclair/typebox'
+import { Gate, type Caller } from './authz/gate.js'
+import type { Refusal } from './authz/denials.js'
+import type { Middleware } from './authz/middleware.js'
+import type { AccessRule } from './authz/rules.js'
 import { changeEventOf, type ChangeEvent, type ChangeListener, type ChangeRelay, LIST_CHANGED_METHODS, RESOURCE_UPDATED_METHOD } from './changes.js'
 import type {
   AppResourceDefinition, ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
@@ -6,7 +10,7 @@ import type {
 } from './definitions.js'
 import { Dispatcher } from './dispatcher.js'
 import type { ExtensionRegistrations, ExtensionsFactory, ProtocolExtension } from './extension.js'
-import type { JsonRpcNotification } from '../jsonrpc/messages.js'
+import type { JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/messages.js'
 import { LISTEN_DEFAULTS, ListenHub, type ListenLimits } from './listen/hub.js'
 import type { ErrorLogger } from '../util/logger.js'
 import { resolveLimits, type ProtocolLimits } from './limits.js'
@@ -31,6 +35,12 @@ export interface MCPRegistryApi {
   resource: <U extends string>(definition: ResourceDefinition<U>, handler: ResourceHandler<U>) => Registration
   /** Registers a prompt; required arguments are checked before the handler runs. */
   prompt: <const A extends readonly PromptArgument[]>(definition: PromptDefinition<A>, handler: PromptHandler<A>) => Registration
+  /**
+   * Adds an operation middleware: `async (op, next) => result`, run around every request and
+   * notification from clients, on every transport and both protocol generations, in the order
+   * added. See `Middleware`.
+   */
+  use: (middleware: Middleware) => void
   /**
    * Registers an MCP Apps view: an HTML page at a `ui://` URI that tools link to with `ui`
    * (`io.modelcontextprotocol/ui`). Its URI and CSP origins are checked here; a tool's link to a
@@ -89,6 +99,13 @@ export interface CoreOptions extends Partial<ProtocolLimits> {
   telemetry?: Readonly<TelemetrySettings> | undefined
   /** The protocol's extensions (MCP Apps, Skills), built over the core's registry; default none. */
   extensions?: ExtensionsFactory | undefined
+  /** The rule of every definition without its own `auth` (the `defaultAuth` option); default none. */
+  defaultAuth?: Readonly<AccessRule> | undefined
+  /**
+   * Whether requests come with a verified principal (HTTP with `auth`). Without, no caller holds a
+   * scope, and the server says once at start which definitions that makes unreachable. Default false.
+   */
+  authenticated?: boolean | undefined
 }
 
 /** What a core built without extensions answers to their registration calls. */
@@ -105,8 +122,13 @@ const NO_EXTENSIONS: ExtensionRegistrations = {
  * updates and broadcasts go out through here to both generations.
  */
 export class McpCore implements MCPRegistryApi {
-  readonly registry = new Registry()
+  readonly registry: Registry
   readonly dispatcher: Dispatcher
+  /** The door of every request: access rules and rate limits, before middleware and handlers. */
+  readonly gate: Gate
+  private readonly middleware: Middleware[] = []
+  private readonly authenticated: boolean
+  private readonly warn: ((details: Record<string, unknown>, message: string) => void) | undefined
   readonly sessions = new Map<string, Session>()
   /** The 2026-07-28 leg's settings: generations served, versions, serverInfo, caching. */
   readonly modern: ModernSettings
@@ -130,6 +152,10 @@ export class McpCore implements MCPRegistryApi {
   private readonly verifiers: Array<() => void> = []
 
   constructor (options: CoreOptions) {
+    this.registry = new Registry(options.defaultAuth)
+    this.authenticated = options.authenticated === true
+    const logger = options.logger as ErrorLogger & { warn?: (details: Record<string, unknown>, message: string) => void }
+    this.warn = logger.warn?.bind(logger)
     this.modern = modernSettings(options)
     this.limits = resolveLimits(options)
     const tasks = { ...TASK_DEFAULTS, ...options.tasks }
@@ -149,7 +175,8 @@ export class McpCore implements MCPRegistryApi {
     })
     this.telemetry.countStreams('listen', () => this.listen.size)
     const extensionMethods = new Map<string, MethodHandler>()
-    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods }, this.listen)
+    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods, middleware: this.middleware }, this.listen)
+    this.gate = new Gate(this.registry, this.tasks)
     const built = options.extensions?.(this.registry)
     for (const extension of built?.extensions ?? []) this.install(extension, extensionMethods)
     this.registrations = built?.registrations ?? NO_EXTENSIONS
@@ -176,6 +203,33 @@ export class McpCore implements MCPRegistryApi {
    */
   verifyDefinitions (): void {
     for (const verify of this.verifiers) verify()
+    if (!this.authenticated) this.warnUnreachable()
+  }
+
+  /** Without auth no caller holds a scope: the definitions whose rule needs one cannot be used, said once. */
+  private warnUnreachable (): void {
+    const { registry } = this
+    const unreachable = [
+      ...[...registry.tools.values()].map((entry) => ['tool', entry] as const),
+      ...[...registry.prompts.values()].map((entry) => ['prompt', entry] as const),
+      ...[...registry.resources.values(), ...registry.templates.values()].map((entry) => ['resource', entry] as const)
+    ].filter(([, entry]) => (registry.ruleOf(entry)?.scopes.length ?? 0) > 0).map(([kind, entry]) => `${kind} ${entry.name}`)
+    if (unreachable.length === 0) return
+    this.warn?.({ unreachable }, `access rules require scopes, but requests carry no credential (stdio, or HTTP without auth): ${unreachable.length} definition(s) cannot be used by anyone: ${unreachable.slice(0, 10).join(', ')}${unreachable.length > 10 ? ', ...' : ''}`)
+  }
+
+  use (middleware: Middleware): void {
+    if (typeof middleware !== 'function') throw new TypeError('use() takes a middleware function: async (op, next) => result')
+    this.middleware.push(middleware)
+  }
+
+  /**
+   * The door of `request` ({@link Gate}): its refusal (missing scopes, or over a rate limit), for
+   * its transport to answer; undefined to let it through. Undefined at once on a server without
+   * rules or rate limits.
+   */
+  screen (request: JsonRpcRequest, caller: Caller): Promise<Refusal | undefined> | undefined {
+    return this.gate.screen(request, caller)
   }
 
   /**

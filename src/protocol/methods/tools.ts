@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import type { ToolResult } from '../definitions.js'
-import { paginate } from '../pagination.js'
+import { listPage } from '../authz/lists.js'
 import { shapeDescriptor, supports } from '../../jsonrpc/versions.js'
 import type { HandlerContext } from '../context.js'
 import type { RegisteredTool } from '../registry.js'
@@ -15,11 +15,12 @@ import { errorMessage, optionalObject, requireString, type MethodHandler } from 
 import { isRecord } from '../../util/is-record.js'
 import type { ErrorLogger } from '../../util/logger.js'
 
-export const listTools: MethodHandler = (params, { registry, session, server }) => {
-  const version = session.protocolVersion as string
-  const { page, nextCursor } = paginate(registry.tools.values(), params.cursor, server.pageSize)
-  const tools = page.map((tool) => shapeDescriptor(tool.wire, version))
-  return nextCursor === undefined ? { tools } : { tools, nextCursor }
+export const listTools: MethodHandler = (params, env) => {
+  const version = env.session.protocolVersion as string
+  return listPage('tools', env.registry.tools.values(), params, env, (page, nextCursor) => {
+    const tools = page.map((tool) => shapeDescriptor(tool.wire, version))
+    return nextCursor === undefined ? { tools } : { tools, nextCursor }
+  })
 }
 
 function toolError (text: string): Record<string, unknown> {
@@ -32,10 +33,12 @@ function toolError (text: string): Record<string, unknown> {
  * A tool with task support called by a client that declared the Tasks
  * extension answers with a task handle and runs detached (SEP-2663).
  */
-export const callTool: MethodHandler = async (params, { registry, ctx, session, logger, tasks }) => {
+export const callTool: MethodHandler = async (params, { registry, ctx, session, logger, tasks, access }) => {
   const name = requireString(params, 'name')
   const tool = registry.tools.get(name)
-  if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 128)}`)
+  // A tool hidden from this caller by its rule is answered exactly as one that does not exist.
+  const reach = tool === undefined ? false : access.reach(tool)
+  if (tool === undefined || (reach !== true && !await reach)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 128)}`)
   const asTask = tool.taskSupport !== 'forbidden' && clientDeclaresTasks(session)
   if (tool.taskSupport === 'required' && !asTask) {
     throw isModernRequest(session)
@@ -54,7 +57,7 @@ export const callTool: MethodHandler = async (params, { registry, ctx, session, 
   if (tool.taskStart === 'handler') return await runUntilTask({ name, tool, args, ctx, tasks, owner, origin, logger, version })
   const task = await tasks.start(owner, async (run) => {
     return await runTool(name, tool, args, new TaskContext(run, origin), session.id, logger, version)
-  })
+  }, name)
   return { ...taskFields(task), resultType: 'task' }
 }
 
@@ -88,7 +91,7 @@ async function runUntilTask ({ name, tool, args, ctx, tasks, owner, origin, logg
     created = await tasks.start(owner, async (taskRun) => {
       taskCtx = new TaskContext(taskRun, origin)
       return await run
-    })
+    }, name)
     announce()
     return taskCtx as TaskContext
   }

@@ -90,12 +90,13 @@ export class TaskManager {
    * the stored task once the store has it (a `tasks/get` then finds it), before
    * the work has done anything that could be observed.
    */
-  async start (owner: string, work: (run: TaskRun) => Promise<Record<string, unknown>>): Promise<StoredTask> {
+  async start (owner: string, work: (run: TaskRun) => Promise<Record<string, unknown>>, tool?: string): Promise<StoredTask> {
     if (this.closed) throw new McpError(ErrorCode.InternalError, 'The server is stopping; no new tasks are accepted')
     const now = Date.now()
     const task: StoredTask = {
       taskId: randomUUID(),
       owner,
+      ...(tool === undefined ? {} : { tool }),
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,
@@ -121,6 +122,12 @@ export class TaskManager {
     this.running.set(task.taskId, entry)
     this.execute(task.taskId, entry, work)
     return task
+  }
+
+  /** The task, or undefined when `taskId` names none of `owner`'s (never an error: the caller decides). */
+  async peek (taskId: unknown, owner: string): Promise<StoredTask | undefined> {
+    if (typeof taskId !== 'string' || taskId === '' || taskId.length > MAX_TASK_ID_LENGTH) return undefined
+    return await this.options.store.get(taskId, owner)
   }
 
   /** `tasks/get`: the task, or -32602 when it does not exist for this owner (expired, foreign or never issued). */

@@ -42,6 +42,11 @@ export interface StoredTask {
   taskId: string
   /** Who may see the task: an opaque key derived from the principal (see `ownerKey`). */
   owner: string
+  /**
+   * The tool the task runs: its access rule is checked again on each `tasks/get`, `tasks/update` and
+   * `tasks/cancel`, with the credential of that request. Absent in tasks stored by older releases.
+   */
+  tool?: string
   status: TaskStatus
   statusMessage?: string
   createdAt: number

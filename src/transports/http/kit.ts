@@ -3,7 +3,9 @@ import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fast
 import { createAuthGuard, type AuthGuard } from '../../auth/index.js'
 import type { McpCore } from '../../protocol/core.js'
 import type { ResolvedAuthOptions, ResolvedPluginOptions } from '../../schemas/resolve.js'
+import { memoryRateCounter, redisRateCounter } from '../rate-counters.js'
 import { createCorsPolicy } from './cors.js'
+import { HttpDoor } from './door.js'
 import { endAtDeadline } from './expiry.js'
 import { createOriginGuard } from './guards.js'
 import { transportErrorHandler } from './replies.js'
@@ -35,6 +37,8 @@ export interface HttpKit {
    * first: a stream opened with a token must not outlive it (the client comes back with a valid one).
    */
   readonly endWithCredential: (request: FastifyRequest, res: ServerResponse, end: () => void) => void
+  /** Budgets and access rules of each JSON-RPC request before it is dispatched: 429 and 403 answered there. */
+  readonly door: HttpDoor
 }
 
 /**
@@ -78,16 +82,20 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
   const streams = new StreamSet(options.keepAliveIntervalMs)
   core.telemetry.countStreams('sse', () => streams.size)
   const limits = new SessionLimits(core, options)
+  // Budgets in this process, or in Redis when every instance must draw on the same ones.
+  const counter = options.scaleOut === undefined ? memoryRateCounter() : redisRateCounter(options.scaleOut)
+  const door = new HttpDoor(core, auth, counter, options.rateLimit)
   app.addHook('onClose', async () => {
     limits.close()
     streams.closeAll()
     await auth?.close()
+    await counter.close?.()
   })
   const endWithCredential = (request: FastifyRequest, res: ServerResponse, end: () => void): void => {
     const principal = request.mcpPrincipal
     if (auth !== undefined && principal !== undefined) endAtDeadline(res, auth.validUntil(principal), end)
   }
-  return { routeOptions: () => routeOptions(), auth, streams, limits, url, endWithCredential }
+  return { routeOptions: () => routeOptions(), auth, streams, limits, url, endWithCredential, door }
 }
 
 /**

@@ -62,7 +62,8 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
     session = new Session(id, {
       send: (message) => { stream.message(JSON.stringify(message)) },
       sendSerialized: (json) => { stream.frame(messageFrame(json)) },
-      close: () => { stream.end() }
+      close: () => { stream.end() },
+      transport: 'sse'
     }, request.mcpPrincipal)
     await directory.sseOpened(session, request, receiver)
     // From here on the raw response is ours; headers set by the hooks (CORS) are carried over.
@@ -90,13 +91,18 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
     // A session leaves the map as it closes: an ended session is an unknown one, unless its stream is elsewhere.
     const session = sessions.get(sessionId)
     if (session === undefined) {
+      // Held elsewhere: refused here, before it travels, or answered 202 once the holder has it.
+      const forwarded = postedMessage(request)
+      if (forwarded.kind === 'request' && await http.door.refuses(request, reply, forwarded.message, 'sse', undefined)) return reply
       await directory.forward(sessionId, request)
       return await accepted(reply)
     }
     if (!samePrincipal(session.principal, request.mcpPrincipal)) throw new ForeignSessionError()
+    const classified = postedMessage(request)
+    // Before the 202: a request its caller may not make is answered 403 (step-up) or 429 instead.
+    if (classified.kind === 'request' && await http.door.refuses(request, reply, classified.message, 'sse', session.protocolVersion)) return reply
     // Initialized, and the client is back with more: the session is in use.
     if (session.state === 'ready') http.limits.established(session)
-    const classified = postedMessage(request)
     directory.used(session)
     // Accepted now; the answer goes out on the event stream when the handler finishes.
     dispatch(session, classified, request.mcpPrincipal, request)

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { McpCore } from '../../protocol/core.js'
 import type { ClassifiedMessage, JsonRpcRequest } from '../../jsonrpc/messages.js'
 import type { Session } from '../../protocol/session.js'
+import type { HttpDoor } from '../http/door.js'
 import type { SessionDirectory, StreamableEntry } from '../scale-out/directory.js'
 import type { Acceptable } from './headers.js'
 import { modernStatusOf } from './modern-replies.js'
@@ -44,15 +45,20 @@ export function answerMode (accept: Acceptable, method: string): AnswerMode {
 export class Responder {
   private readonly core: McpCore
   private readonly directory: SessionDirectory
+  private readonly door: HttpDoor
 
-  constructor (core: McpCore, directory: SessionDirectory) {
+  constructor (core: McpCore, directory: SessionDirectory, door: HttpDoor) {
     this.core = core
     this.directory = directory
+    this.door = door
   }
 
   /** Answers one request as {@link answerMode} decides. */
   async answer (request: FastifyRequest, reply: FastifyReply, entry: StreamableEntry, message: JsonRpcRequest, mode: AnswerMode): Promise<FastifyReply> {
     const { session, channel } = entry
+    // Before any stream opens: a refusal is a status (403 step-up, 429) the client can act on.
+    const refused = this.door.refuses(request, reply, message, 'streamable', session.protocolVersion)
+    if (refused !== false && await refused) return reply
     const classified: ClassifiedMessage = { kind: 'request', message }
     if (mode === 'sse') {
       // From here on the raw response is ours; headers set by the hooks (CORS) are carried over.

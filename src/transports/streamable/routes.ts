@@ -20,7 +20,7 @@ import { StreamableSessions } from './sessions.js'
  */
 export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, http: HttpKit, endpoint: string, directory: SessionDirectory): void {
   const sessions = new StreamableSessions(core, http, directory, options)
-  const responder = new Responder(core, directory)
+  const responder = new Responder(core, directory, http.door)
   const modern = new ModernRequests(core, responder, sessions.env)
   const post = new StreamablePost(options, sessions, responder, modern, directory)
   const get = new StreamableGet(sessions, http, directory)
