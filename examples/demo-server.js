@@ -3,6 +3,7 @@
 //   node examples/demo-server.js                 stdio (what MCP hosts launch)
 //   node examples/demo-server.js --sse [--port 8080] [--host 127.0.0.1]
 //                                                HTTP: legacy SSE at /sse and Streamable HTTP at /mcp
+//   DEMO_API_KEY=<16+ characters> ... --sse      HTTP clients must send it as X-API-Key
 import { parseArgs } from 'node:util'
 import { MCPServer, Type } from '../dist/index.js'
 import { registerTextStats } from './apps/text-stats.js'
@@ -15,12 +16,16 @@ const { values: flags } = parseArgs({
   }
 })
 
+// Over HTTP, an API key when one is given (try it with the CLI: --header 'X-API-Key: ...').
+const apiKey = process.env.DEMO_API_KEY
+const auth = apiKey === undefined || apiKey === '' ? {} : { auth: { type: 'apikey', options: { keys: [apiKey] } } }
+
 const server = new MCPServer({
   name: 'demo',
   version: '1.0.0',
   instructions: 'A demo server: arithmetic, the time anywhere, text statistics and a cancellable countdown.',
   logLevel: 'info',
-  ...(flags.sse ? { transport: { type: 'sse', options: { port: Number(flags.port), host: flags.host } } } : {})
+  ...(flags.sse ? { transport: { type: 'sse', options: { port: Number(flags.port), host: flags.host, ...auth } } } : {})
 })
 
 server.tool({

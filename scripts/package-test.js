@@ -10,6 +10,11 @@
 //   4. A strict NodeNext TypeScript project in that app type-checks against the installed package:
 //      scripts/consumer/consumer.ts and every ts code block of README.md and docs/*.md
 //      (scripts/doc-snippets.js; blocks fenced ```ts partial are skipped and counted).
+//   5. The blocks fenced ```ts run (the README's testing example, a node:test file) are compiled
+//      and run with node --test against the installed package.
+//   6. Importing the main entry (and using it) loads nothing of dist/testing or dist/cli: every
+//      module the process loads is recorded by a loader hook (scripts/consumer/loads/).
+//   7. The installed bin runs: --help, and a call to a stdio server built on the package.
 // Exits non-zero on the first failure; the scratch directory is removed unless KEEP_SCRATCH=1.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -101,6 +106,42 @@ for (const snippet of compiled) {
 console.log(`${compiled.length} documentation snippets compiled, ${snippets.length - compiled.length} marked partial: ` +
   snippets.map((s) => `${s.file}:${s.line}${s.partial ? ' (partial)' : ''}`).join(', '))
 if (compiled.length === 0) fail('no documentation snippet found to compile')
-run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(app, 'tsconfig.json')], { cwd: app })
+const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc')
+run(process.execPath, [tsc, '-p', join(app, 'tsconfig.json')], { cwd: app })
+
+step('scratch app: the runnable documentation examples, compiled and run with node --test')
+const runnable = compiled.filter((snippet) => snippet.run)
+if (runnable.length === 0) fail('no ```ts run block found: the README\'s testing example must be one')
+for (const snippet of runnable) {
+  const name = `${snippet.file.replace(/[/.]/g, '_')}_${snippet.line}`
+  run(process.execPath, [tsc, '--outDir', join(app, 'run'), '--rootDir', join(app, 'snippets'), '--module', 'NodeNext', '--moduleResolution', 'NodeNext',
+    '--target', 'ES2022', '--types', 'node', '--skipLibCheck', join(app, 'snippets', `${name}.ts`)], { cwd: app })
+  run(process.execPath, ['--test', join(app, 'run', `${name}.js`)], { cwd: app, timeout: 60_000 })
+  console.log(`${snippet.file}:${snippet.line} passed under node --test`)
+}
+
+step('scratch app: the main entry loads no testing or CLI code')
+/** Every file URL of the package a script loads, as the loader hook recorded it. */
+function loadedBy (script) {
+  const log = join(app, 'loaded.log')
+  rmSync(log, { force: true })
+  run(process.execPath, ['--import', './loads/record.mjs', script], { cwd: app, env: { ...process.env, LOADED_LOG: log }, timeout: 60_000 })
+  return readFileSync(log, 'utf8').split('\n').filter((url) => url.includes('/node_modules/fastify-mcp-server/'))
+}
+const main = loadedBy('loads/main-entry.mjs')
+if (!main.some((url) => url.endsWith('/fastify-mcp-server/dist/index.js'))) fail('the loader hook did not see the main entry load: the check proves nothing')
+const tooMuch = main.filter((url) => /\/fastify-mcp-server\/dist\/(testing|cli)\//.test(url))
+if (tooMuch.length > 0) fail(`the main entry loaded ${tooMuch.join(', ')}`)
+const testing = loadedBy('loads/testing-entry.mjs')
+if (!testing.some((url) => url.includes('/fastify-mcp-server/dist/testing/'))) fail('the loader hook did not see the testing entry load: the check proves nothing')
+console.log(`main entry: ${main.length} modules of the package, none of dist/testing or dist/cli (the testing entry: ${testing.length})`)
+
+step('scratch app: the bin')
+const bin = join(app, 'node_modules', '.bin', 'fastify-mcp-server')
+const help = spawnSync(bin, ['--help'], { cwd: app, encoding: 'utf8' })
+if (help.status !== 0 || !help.stdout.startsWith('Usage: fastify-mcp-server <command>')) fail(`fastify-mcp-server --help: ${help.status}\n${help.stdout}${help.stderr}`)
+const called = spawnSync(bin, ['call', 'loads/stdio-server.mjs', 'add', 'a=1', 'b=2'], { cwd: app, encoding: 'utf8', timeout: 60_000 })
+if (called.status !== 0 || called.stdout !== '3\n') fail(`fastify-mcp-server call: ${called.status}\n${called.stdout}${called.stderr}`)
+console.log('fastify-mcp-server --help and call answer')
 
 console.log('\npackage-test: passed')

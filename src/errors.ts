@@ -34,6 +34,17 @@ export const RedisUnreachableError = createError<'FST_MCP_REDIS_UNREACHABLE', 50
 export const ScaleUnavailableError = createError<'FST_MCP_SCALE_UNAVAILABLE', 503, [string]>(
   'FST_MCP_SCALE_UNAVAILABLE', 'Shared state unavailable, retry later: %s', 503)
 
+// Routes as tools (docs/routes-as-tools.md): `ready()` rejects with these, each naming the route.
+/** Two routes (or a route and a tool registered by hand) map to one tool name. */
+export const RouteToolNameClashError = createError<'FST_MCP_ROUTE_TOOL_NAME_CLASH', 500, [string, string, string]>(
+  'FST_MCP_ROUTE_TOOL_NAME_CLASH', '%s and %s both map to the tool name "%s": give one a schema.operationId or a config.mcp.name', 500)
+/** A route's schemas cannot become a tool's: not JSON Schema, an unresolved `$ref`, no JSON body... */
+export const RouteToolSchemaError = createError<'FST_MCP_ROUTE_TOOL_SCHEMA', 500, [string, string]>(
+  'FST_MCP_ROUTE_TOOL_SCHEMA', 'Route %s cannot become a tool: %s', 500)
+/** A route's `config.mcp` is neither a boolean nor a valid object. */
+export const RouteToolConfigError = createError<'FST_MCP_ROUTE_TOOL_CONFIG', 500, [string, string]>(
+  'FST_MCP_ROUTE_TOOL_CONFIG', 'Route %s: %s', 500)
+
 // HTTP transport errors, one per row of the error contract in the README.
 export const ParseError = createError('FST_MCP_PARSE_ERROR', 'Parse error: the body is not valid JSON', 400)
 export const InvalidMessageError = createError('FST_MCP_INVALID_REQUEST', 'Invalid request: %s', 400)

@@ -28,6 +28,9 @@ export type { TelemetryOptions } from './schemas/telemetry.js'
 // Scale-out (several instances on Redis): its options, and the shape of an ioredis client it accepts.
 export type { ScaleOutOptions } from './schemas/scale-out.js'
 export type { SkillsOptions } from './schemas/skills.js'
+// Routes as tools (docs/routes-as-tools.md): the `routes` option and a route's `config.mcp`.
+export type { RoutesOptions, RouteMatcher, RoutePredicate, RouteCandidate } from './schemas/routes.js'
+export type { RouteToolConfig } from './routes/config.js'
 export type { RedisClientLike } from './scale/redis/client.js'
 export type { EventReplay, EventStore, StoredEvent } from './scale/ports.js'
 export type { ResolvedServerOptions, InvalidOptions, OptionsProblem } from './schemas/resolve.js'
@@ -40,6 +43,7 @@ export type { TransportKind } from './protocol/session.js'
 
 // Handlers: definitions, results, and the context every handler receives.
 export type { HandlerContext, ServerRequestOptions } from './protocol/context.js'
+export type { HttpContext, HttpCredential } from './protocol/http.js'
 export type { MCPAuthClaims, Principal, PrincipalIdentity } from './protocol/principal.js'
 // Session ownership: whether two principals are one identity, and a stable key for one (README, Authentication).
 export { principalKey, samePrincipal } from './protocol/principal.js'
@@ -74,5 +78,5 @@ export {
   UnsupportedMediaTypeError, NotAcceptableError, ForbiddenOriginError, ForeignSessionError, AtCapacityError, RateLimitedError,
   UnsupportedProtocolVersionError, MethodNotAllowedError, StreamConflictError, InvalidHostError, SessionQuotaError, NotFoundError, TaskLimitError,
   UnauthorizedError, InvalidAuthRequestError, InsufficientScopeError, AuthUnavailableError, AuthDiscoveryFailedError,
-  RedisUnreachableError, ScaleUnavailableError
+  RedisUnreachableError, ScaleUnavailableError, RouteToolNameClashError, RouteToolSchemaError, RouteToolConfigError
 } from './errors.js'

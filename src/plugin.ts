@@ -4,6 +4,7 @@ import { protocolExtensions } from './extensions/index.js'
 import { mountMcp, startScaleOut } from './transports/http/mount.js'
 import { McpCore, type MCPRegistryApi } from './protocol/core.js'
 import type { Principal } from './protocol/principal.js'
+import { routeTools, type RouteToolConfig } from './routes/index.js'
 import type { PluginOptions } from './schemas/plugin.js'
 import { resolvePluginOptions } from './schemas/resolve.js'
 
@@ -16,6 +17,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** On the MCP routes: the principal verified by the MCP auth hook; undefined when auth is off. */
     mcpPrincipal?: Principal
+  }
+  interface FastifyContextConfig {
+    /**
+     * This route as an MCP tool: `true` exposes it, `false` never, an object exposes it and says
+     * how it looks (name, title, description, annotations). Unset: `routes.include` decides.
+     */
+    mcp?: boolean | RouteToolConfig
   }
 }
 
@@ -30,7 +38,10 @@ const mcpPlugin: FastifyPluginAsync<MCPPluginOptions> = async (fastify, rawOptio
   const core = new McpCore({ ...options, taskStore: options.taskStore ?? engine?.tasks, logger: fastify.log, extensions: protocolExtensions(options.skills), authenticated: options.auth !== undefined })
   // What was registered is checked as a whole once the app has registered it all: ready() rejects.
   fastify.addHook('onReady', async () => { core.verifyDefinitions() })
+  const routes = routeTools(fastify, core, options)
   await mountMcp(fastify, core, options, rawOptions.prefix, engine)
+  // From here on: the routes the app declares are candidates to become tools; the MCP routes are not.
+  routes.discover()
 }
 
 /** `fastify.register(mcp, options)`: MCP over HTTP inside any Fastify 5 app. */

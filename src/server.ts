@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
-import { AlreadyStartedError, InvalidMessageError, NotFoundError, StartFailedError } from './errors.js'
+import { AlreadyStartedError, InvalidMessageError, InvalidOptionsError, NotFoundError, StartFailedError } from './errors.js'
 import { httpLoggerOptions } from './transports/http/logger-options.js'
 import { createStderrLogger } from './util/logger.js'
 import { McpCore, type MCPRegistryApi } from './protocol/core.js'
@@ -48,6 +48,13 @@ export type StartInfo<O extends ServerOptions = ServerOptions> =
 type Lifecycle = 'idle' | 'starting' | 'started' | 'stopped'
 
 /**
+ * A port number in this environment variable serves a server whose options name no transport
+ * over HTTP on that port (127.0.0.1) instead of stdio: what `fastify-mcp-server dev --http` sets
+ * for the file it runs. Options that name a transport are never overridden.
+ */
+export const HTTP_PORT_ENV = 'FASTIFY_MCP_SERVER_HTTP_PORT'
+
+/**
  * A standalone MCP server. With no options it speaks stdio; with
  * `transport: { type: 'sse' }` it runs its own Fastify listener. `O` is inferred from the options
  * given, so that `start()` resolves with the listener's `url` for an HTTP configuration.
@@ -63,7 +70,7 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
   private readonly taskSlot: TaskStoreSlot | undefined
 
   constructor (options?: O) {
-    this.options = resolveServerOptions(options)
+    this.options = resolveServerOptions(withEnvironmentTransport(options))
     const logger = createStderrLogger(this.options.logLevel)
     // Scale-out keeps tasks in Redis, which start() connects: the core gets a slot filled then.
     const { transport } = this.options
@@ -189,6 +196,14 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
     const urlHost = host.includes(':') ? `[${host}]` : host
     return { transport: 'sse', url: `http://${urlHost}:${boundPort}`, host, port: boundPort }
   }
+}
+
+/** The options, with the HTTP transport {@link HTTP_PORT_ENV} asks for when they name none. */
+function withEnvironmentTransport (options: ServerOptions | undefined): ServerOptions | undefined {
+  const port = process.env[HTTP_PORT_ENV]
+  if (port === undefined || port === '' || options?.transport !== undefined) return options
+  if (!/^\d{1,5}$/.test(port)) throw new InvalidOptionsError(`${HTTP_PORT_ENV}: expected a port number, got "${port.slice(0, 16)}"`)
+  return { ...options, transport: { type: 'sse', options: { port: Number(port) } } }
 }
 
 /**

@@ -12,6 +12,8 @@ import { writeFileSync } from 'node:fs'
  *   sends one notification to every connected, initialized session; returns how many it reached
  * @param {() => number} [hooks.sessions] number of open sessions
  * @param {() => Promise<void> | void} [hooks.close] graceful stop before exit
+ * @param {Record<string, (message: object) => object | Promise<object>>} [hooks.commands]
+ *   a server's own commands (benchmarks/routes.js asks for `inject`), each answering with its reply
  */
 export function control (hooks = {}) {
   if (typeof process.send !== 'function') return // run by hand, without the runner
@@ -59,7 +61,8 @@ export function control (hooks = {}) {
           process.exit(0)
           break
         default:
-          reply({ error: `unknown command ${cmd}` })
+          if (Object.hasOwn(hooks.commands ?? {}, cmd)) reply(await hooks.commands[cmd](message))
+          else reply({ error: `unknown command ${cmd}` })
       }
     } catch (error) {
       reply({ error: String(error?.stack ?? error) })

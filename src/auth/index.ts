@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { Principal } from '../protocol/principal.js'
 import { createApiKeyStrategy } from './apikey.js'
+import { credentialSource, type CredentialSource } from './credential.js'
 import { isAuthFailure } from './errors.js'
 import { createJwtStrategy } from './jwt.js'
 import { createOAuthStrategy } from './oauth.js'
@@ -45,6 +46,8 @@ export interface AuthGuard {
    * the operation needs, and (OAuth) the RFC 9728 `resource_metadata` URL.
    */
   scopeChallenge: (request: FastifyRequest, scopes: readonly string[]) => string
+  /** Where the verified credential is read from again, for `ctx.http` (never stored by the guard). */
+  credential: CredentialSource
   /** Stops pending fetches and drops the caches. */
   close: () => Promise<void>
 }
@@ -93,6 +96,7 @@ export async function createAuthGuard (auth: AuthConfig | undefined, env: AuthGu
     redactUrl: (url) => redactQueryParam(url, params),
     validUntil: (principal) => principal.expiresAt === undefined ? undefined : principal.expiresAt + strategy.clockToleranceMs,
     scopeChallenge: (request, scopes) => scopeChallenge(scopes, strategy.resourceMetadata?.(request)),
+    credential: credentialSource(auth),
     async close () {
       controller.abort()
       strategy.close()

@@ -1,5 +1,6 @@
 import type { Span } from '@opentelemetry/api'
 import type { JsonRpcId } from '../jsonrpc/messages.js'
+import type { HttpContext } from './http.js'
 import type { Principal } from './principal.js'
 import type { LogLevel } from './session.js'
 
@@ -32,6 +33,12 @@ export interface HandlerContext {
    * identity). Undefined without auth (and always on stdio).
    */
   auth: Principal | undefined
+  /**
+   * The HTTP request that carried this call (method, path, address, headers without credentials,
+   * the verified credential, and the headers safe to forward to an API behind); the same on 2025
+   * sessions, legacy SSE and 2026-07-28 requests. Undefined on stdio.
+   */
+  http: HttpContext | undefined
   /** Aborted when the client cancels the request or disconnects. */
   signal: AbortSignal
   /** The JSON-RPC id of the request being handled. */

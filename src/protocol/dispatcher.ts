@@ -8,13 +8,14 @@ import { resolveLimits, type ProtocolLimits } from './limits.js'
 import { InputRequiredError } from './modern/mrtr.js'
 import { RequestStateCodec, type RequestStateOptions } from './modern/request-state.js'
 import { shapeModernResult } from './modern/shaping.js'
+import type { HttpPeer } from './http.js'
 import type { Principal } from './principal.js'
 import type { ListenHub } from './listen/hub.js'
 import type { Registry } from './registry.js'
 import { RequestContext } from './request-context.js'
 import type { Session } from './session.js'
 import type { TaskManager } from './tasks/manager.js'
-import type { NetworkPeer, ServerOperation, Telemetry } from '../telemetry/index.js'
+import type { ServerOperation, Telemetry } from '../telemetry/index.js'
 import type { ErrorLogger } from '../util/logger.js'
 import { cancelOf } from '../jsonrpc/cancel.js'
 import { LATEST_PROTOCOL_VERSION } from '../jsonrpc/versions.js'
@@ -66,16 +67,16 @@ export class Dispatcher {
    * auth): handlers see it as `ctx.auth`. It is not the session's: a session stays bound to the
    * identity that opened it, while each request may come with another credential of that identity
    * (fewer scopes, a refreshed token). `peer` is the HTTP request that carried it (undefined on
-   * stdio), read by telemetry only.
+   * stdio): handlers see it as `ctx.http`, telemetry reads its network attributes.
    */
-  async dispatch (session: Session, classified: ClassifiedMessage, principal: Principal | undefined, peer?: NetworkPeer): Promise<void> {
+  async dispatch (session: Session, classified: ClassifiedMessage, principal: Principal | undefined, peer?: HttpPeer): Promise<void> {
     session.lastActivity = Date.now()
     // Undefined, at the cost of two provider lookups, unless an OpenTelemetry SDK is registered.
     const operation = this.options.telemetry?.begin(session, classified, peer)
-    if (operation !== undefined) return await this.dispatchObserved(session, classified, principal, operation)
+    if (operation !== undefined) return await this.dispatchObserved(session, classified, principal, operation, peer)
     switch (classified.kind) {
       case 'request':
-        return await this.handleRequest(session, classified.message, principal, undefined)
+        return await this.handleRequest(session, classified.message, principal, undefined, peer)
       case 'notification':
         if (this.middleware.length === 0) return this.handleNotification(session, classified.message)
         return await this.notificationThroughChain(session, classified.message, principal)
@@ -88,9 +89,9 @@ export class Dispatcher {
   }
 
   /** The same as {@link dispatch}'s plain path, inside the operation's span and timing. */
-  private async dispatchObserved (session: Session, classified: ClassifiedMessage, principal: Principal | undefined, operation: ServerOperation): Promise<void> {
+  private async dispatchObserved (session: Session, classified: ClassifiedMessage, principal: Principal | undefined, operation: ServerOperation, peer: HttpPeer | undefined): Promise<void> {
     if (classified.kind === 'request') {
-      await operation.run(async () => { await this.handleRequest(session, classified.message, principal, operation) })
+      await operation.run(async () => { await this.handleRequest(session, classified.message, principal, operation, peer) })
       operation.end(operation.answer === undefined)
     } else if (classified.kind === 'notification') {
       if (this.middleware.length === 0) {
@@ -107,7 +108,7 @@ export class Dispatcher {
    * listens) is told the answer. Kept to the shape it had before telemetry: this is the hot path of
    * every call, and returning the answer through it measurably cost (benchmarks/ab-dispatch.js).
    */
-  private async handleRequest (session: Session, request: JsonRpcRequest, principal: Principal | undefined, operation: ServerOperation | undefined): Promise<void> {
+  private async handleRequest (session: Session, request: JsonRpcRequest, principal: Principal | undefined, operation: ServerOperation | undefined, peer: HttpPeer | undefined): Promise<void> {
     // A modern session was admitted by the ladder (protocol/modern/ladder.ts) and is ready by construction.
     const modern = session.era === 'modern'
     const method = (modern ? MODERN_METHODS : LEGACY_METHODS).get(request.method)
@@ -129,7 +130,7 @@ export class Dispatcher {
     const params = request.params ?? {}
     const inflight = session.beginRequest(request.id)
     const meta = params._meta as Record<string, unknown> | undefined
-    const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs, principal)
+    const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs, principal, peer)
     if (operation !== undefined) ctx.observe(operation)
     const registry = this.registry
     const access = registry.gated

@@ -2,7 +2,8 @@ import type { HandlerContext, ServerRequestOptions } from './context.js'
 import { type JsonRpcId } from '../jsonrpc/messages.js'
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
 import { clientSupportsApps } from './apps.js'
-import type { InflightRequest } from './inflight.js'
+import { RequestHttp, type HttpPeer } from './http.js'
+import { kOnAbort, type AbortListener, type InflightRequest } from './inflight.js'
 import { requireClientCapabilities } from './modern/errors.js'
 import type { Principal } from './principal.js'
 import type { TaskContext } from './tasks/task-context.js'
@@ -46,12 +47,16 @@ export class RequestContext implements HandlerContext {
   private readonly sessionRef: Session
   private readonly inflight: InflightRequest
   private readonly requestTimeoutMs: number
+  /** The HTTP request that carried this call; undefined on stdio. */
+  private readonly peer: HttpPeer | undefined
+  private httpView: RequestHttp | undefined
   private lastProgress = -Infinity
   /** The request's telemetry, when an OpenTelemetry SDK listens; see {@link observe}. */
   private operation: ServerOperation | undefined
 
-  constructor (session: Session, requestId: JsonRpcId, inflight: InflightRequest, meta: Record<string, unknown> | undefined, requestTimeoutMs: number, auth: Principal | undefined) {
+  constructor (session: Session, requestId: JsonRpcId, inflight: InflightRequest, meta: Record<string, unknown> | undefined, requestTimeoutMs: number, auth: Principal | undefined, peer?: HttpPeer) {
     this.sessionRef = session
+    this.peer = peer
     this.auth = auth
     this.requestId = requestId
     this.inflight = inflight
@@ -69,9 +74,25 @@ export class RequestContext implements HandlerContext {
     return this.operation?.span ?? NOOP_SPAN
   }
 
+  /** Built on first read, like {@link signal}: most handlers never need it. */
+  get http (): RequestHttp | undefined {
+    if (this.peer === undefined) return undefined
+    this.httpView ??= new RequestHttp(this.peer)
+    return this.httpView
+  }
+
   /** Created on first read: most handlers never need one. */
   get signal (): AbortSignal {
     return this.task?.signal ?? this.inflight.signal
+  }
+
+  /**
+   * Internal: calls `listener` once when the request is aborted, without an AbortController (see
+   * InflightRequest.onAbort). The request's own abort: for handlers that never call `startTask()`
+   * (route tools have no `execution`); after it, `signal` is the task's.
+   */
+  [kOnAbort] (listener: AbortListener): () => void {
+    return this.inflight.onAbort(listener)
   }
 
   /** Whether the request was cancelled or its session closed, without creating a signal. */

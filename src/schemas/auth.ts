@@ -11,7 +11,7 @@ import { Defaulted, strict } from './engine/schema.js'
 // rules a schema cannot state: weak secrets, algorithm confusion, https outside loopback.
 
 /** An HTTP header field name (RFC 9110 token). */
-const HEADER_TOKEN_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
+export const HEADER_TOKEN_PATTERN = "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
 /** A plain query parameter name. */
 const QUERY_PARAM_PATTERN = '^[A-Za-z0-9_.-]+$'
 export const AUTH_PATTERN_WORDS = {

@@ -3,9 +3,15 @@ import { isRecord } from '../util/is-record.js'
 import type { Add, OptionsProblem } from './engine/problems.js'
 import { strict } from './engine/schema.js'
 import { httpRouteProperties, httpRules } from './http.js'
+import { routesRules, RoutesOptionsSchema } from './routes.js'
 import { protocolRules, serverProperties } from './server.js'
 
-export const PluginOptionsSchema = Type.Object({ ...serverProperties, ...httpRouteProperties }, strict)
+export const PluginOptionsSchema = Type.Object({
+  ...serverProperties,
+  ...httpRouteProperties,
+  /** The app's own routes as MCP tools (docs/routes-as-tools.md). Unset = only routes with `config.mcp`. */
+  routes: Type.Optional(RoutesOptionsSchema)
+}, strict)
 /** Options of `fastify.register(mcp, opts)`: the app owns the listener, so no `port`/`host`. */
 export type PluginOptions = Static<typeof PluginOptionsSchema>
 
@@ -28,5 +34,6 @@ export function pluginRules (options: unknown): OptionsProblem[] {
     if (key in options) add(key, `not a plugin option: the Fastify app owns the listener; set ${where} (see the README)`)
   }
   httpRules(options, '', add)
+  problems.push(...routesRules(options))
   return problems
 }

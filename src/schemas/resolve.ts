@@ -4,6 +4,7 @@ import { resolveOptions, type OptionsRoot } from './engine/resolve.js'
 import type { Resolved } from './engine/types.js'
 import { eventStoreAt, HTTP_PATTERN_WORDS, type HttpOptionsSchema } from './http.js'
 import { FASTIFY_REGISTER_KEYS, PluginOptionsSchema, pluginRules } from './plugin.js'
+import { ROUTE_PREDICATES } from './routes.js'
 import { redisClientAt } from './scale-out.js'
 import { ServerOptionsSchema, serverRules } from './server.js'
 import { TASK_STORE } from './tasks.js'
@@ -35,7 +36,7 @@ const SERVER: OptionsRoot = {
 const PLUGIN: OptionsRoot = {
   schema: PluginOptionsSchema,
   rules: pluginRules,
-  live: [TASK_STORE, redisClientAt([]), eventStoreAt([]), ...TELEMETRY_PROVIDERS, DEFAULT_AUTH_ALLOW],
+  live: [TASK_STORE, redisClientAt([]), eventStoreAt([]), ...TELEMETRY_PROVIDERS, ...ROUTE_PREDICATES, DEFAULT_AUTH_ALLOW],
   foreign: FASTIFY_REGISTER_KEYS,
   patterns: PATTERN_WORDS
 }

@@ -1,6 +1,5 @@
 // OAuth against a scripted authorization server: where metadata is looked for (RFC 8414 path
 // insertion, then OpenID Connect), what makes boot fail, and what introspection sends and accepts.
-import { setTimeout as sleep } from 'node:timers/promises'
 import Fastify from 'fastify'
 import t, { type Test } from 'tap'
 import { createAuthGuard } from '../../src/auth/index.js'
@@ -14,6 +13,8 @@ import { resolvePluginOptions } from '../../src/schemas/resolve.js'
 import { assertRefused, bearer, guardApp } from '../helpers/auth-app.js'
 import { makeKey, nowSeconds, signAccessToken, signHmac, signWith, type TestKey } from '../helpers/auth-keys.js'
 import { startFakeAuthorizationServer, type FakeAuthorizationServer, type Scripted } from '../fixtures/auth-fake-as.js'
+import { sleep, until } from '../helpers/wait.js'
+import { shiftedClock } from '../helpers/clock.js'
 
 const SECRET = 'resource-server-secret-0123456789'
 
@@ -142,6 +143,7 @@ t.test('introspection calls in flight are bounded: a flood of made-up tokens is 
 })
 
 t.test('inactive answers are cached for seconds only', async (t) => {
+  const clock = shiftedClock(t)
   const as = await fakeAs(t)
   as.routes.set('/.well-known/oauth-authorization-server', { status: 200, body: { issuer: as.origin, introspection_endpoint: `${as.origin}/introspect` } })
   as.routes.set('/introspect', { status: 200, body: { active: false } })
@@ -150,7 +152,7 @@ t.test('inactive answers are cached for seconds only', async (t) => {
   await app.inject({ url: '/sse', headers: bearer('tok') })
   t.equal(as.count('/introspect'), 1)
   as.routes.set('/introspect', { status: 200, body: { active: true, sub: 'late', aud: 'mcp' } })
-  await sleep(5100)
+  clock.advance(5100)
   t.equal((await app.inject({ url: '/sse', headers: bearer('tok') })).statusCode, 200, 'asked again after 5 s')
   t.equal(as.count('/introspect'), 2)
 })
@@ -239,7 +241,7 @@ t.test('metadata is refreshed in the background; a failed refresh keeps the last
   as.routes.set('/.well-known/oauth-authorization-server', metadata('/jwks-2'))
   await sleep(150)
   t.equal(await status(k1, 'b'), 200, 'answered with the old metadata while refreshing')
-  await waitFor(() => as.count('/.well-known/oauth-authorization-server') === discovered + 1)
+  await until(() => as.count('/.well-known/oauth-authorization-server') === discovered + 1, { timeoutMs: 3000, what: 'the next discovery' })
   await sleep(50)
   t.equal(await status(k2, 'c'), 200, 'the new key set is used after the refresh')
   t.equal(await status(k1, 'd'), 401, 'the old one is not')
@@ -248,15 +250,7 @@ t.test('metadata is refreshed in the background; a failed refresh keeps the last
   as.routes.set('/.well-known/oauth-authorization-server', { status: 500, body: {} })
   await sleep(150)
   t.equal(await status(k2, 'e'), 200)
-  await waitFor(() => as.count('/.well-known/oauth-authorization-server') === discovered + 2)
+  await until(() => as.count('/.well-known/oauth-authorization-server') === discovered + 2, { timeoutMs: 3000, what: 'the next discovery' })
   await sleep(50)
   t.equal(await status(k2, 'f'), 200, 'a failed refresh changes nothing')
 })
-
-async function waitFor (check: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out')
-    await sleep(10)
-  }
-}

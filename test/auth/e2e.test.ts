@@ -2,33 +2,32 @@
 // and on every POST), sessions owned by the principal that opened them, RFC 9728 metadata served
 // by the real listener, and a boot that fails when the authorization server cannot be found.
 import t, { type Test } from 'tap'
-import { MCPServer, Type } from '../../src/index.js'
+import { MCPServer, type Principal } from '../../src/index.js'
 import type { AuthOptions } from '../../src/schemas/auth.js'
 import { connectSse } from '../helpers/clients.js'
-import { bearer } from '../helpers/auth-app.js'
+import { bearer, registerWhoami, whoami } from '../helpers/auth-app.js'
 import { nowSeconds, signHmac } from '../helpers/auth-keys.js'
-import { endpointOf, openRawStream } from '../fixtures/http-app.js'
 import { MCP_RESOURCE, SERVER_CLIENT_ID, SERVER_CLIENT_SECRET, startAuthorizationServer } from '../fixtures/auth-oidc.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
 
 const SECRET = 'e2e-shared-secret-0123456789abcdef0123'
 const KEYS = ['e2e-key-a-0123456789abcdef', 'e2e-key-b-0123456789abcdef']
 
-/** A started MCPServer with a `whoami` tool that answers ctx.auth; stopped at teardown. */
-async function serve (t: Test, auth: AuthOptions): Promise<string> {
+/** A started MCPServer (not the plugin: its own listener) with the `whoami` tool; stopped at teardown. */
+async function startServer (t: Test, auth: AuthOptions): Promise<string> {
   const server = new MCPServer({ name: 'auth-e2e', version: '1.0.0', logLevel: 'silent', transport: { type: 'sse', options: { port: 0, auth } } })
-  server.tool({ name: 'whoami', description: 'The caller', inputSchema: Type.Object({}) },
-    async (_args, ctx) => ({ content: [{ type: 'text', text: JSON.stringify(ctx.auth ?? null) }] }))
+  registerWhoami(server)
   const info = await server.start()
   t.teardown(async () => await server.stop())
   if (info.transport !== 'sse') throw new Error('not sse')
   return info.url
 }
 
-async function whoami (url: string, headers: Record<string, string>): Promise<Record<string, unknown>> {
+/** What `whoami` answers a new SDK client over SSE presenting `headers`. */
+async function whoamiWith (url: string, headers: Record<string, string>): Promise<Principal> {
   const { client } = await connectSse(`${url}/sse`, { headers })
   try {
-    const result = await client.callTool({ name: 'whoami', arguments: {} })
-    return JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? 'null') as Record<string, unknown>
+    return await whoami(client)
   } finally {
     await client.close()
   }
@@ -37,8 +36,8 @@ async function whoami (url: string, headers: Record<string, string>): Promise<Re
 const jwtFor = (sub: string): string => signHmac(SECRET, { sub, iss: 'https://idp.test', exp: nowSeconds() + 300, scope: 'tools' })
 
 t.test('JWT: the SDK client sends the token on the stream and the POSTs; the tool sees the principal', async (t) => {
-  const url = await serve(t, { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'], issuer: 'https://idp.test' } })
-  const principal = await whoami(url, bearer(jwtFor('alice')))
+  const url = await startServer(t, { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'], issuer: 'https://idp.test' } })
+  const principal = await whoamiWith(url, bearer(jwtFor('alice')))
   t.equal(principal.method, 'jwt')
   t.match(principal, { kind: 'user', issuer: 'https://idp.test', subject: 'alice' })
   t.same(principal.scopes, ['tools'])
@@ -50,8 +49,8 @@ t.test('JWT: the SDK client sends the token on the stream and the POSTs; the too
 })
 
 t.test('API key: principal with fingerprint, never the key', async (t) => {
-  const url = await serve(t, { type: 'apikey', options: { keys: KEYS } })
-  const principal = await whoami(url, { 'x-api-key': KEYS[1] ?? '' })
+  const url = await startServer(t, { type: 'apikey', options: { keys: KEYS } })
+  const principal = await whoamiWith(url, { 'x-api-key': KEYS[1] ?? '' })
   t.equal(principal.method, 'apikey')
   t.equal(principal.keyIndex, 1)
   t.equal(principal.kind, 'key')
@@ -62,7 +61,7 @@ t.test('API key: principal with fingerprint, never the key', async (t) => {
 })
 
 t.test('a valid principal cannot post into another principal\'s session', async (t) => {
-  const url = await serve(t, { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'] } })
+  const url = await startServer(t, { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'] } })
   const alice = bearer(jwtFor('alice'))
   const stream = await openRawStream(`${url}/sse`, alice)
   t.teardown(() => stream.destroy())
@@ -84,12 +83,12 @@ t.test('a valid principal cannot post into another principal\'s session', async 
 t.test('OAuth with a real authorization server: JWT and opaque tokens over SSE, metadata on the listener', async (t) => {
   const as = await startAuthorizationServer()
   t.teardown(as.close)
-  const url = await serve(t, {
+  const url = await startServer(t, {
     type: 'oauth',
     options: { issuerUrl: as.issuer, clientId: SERVER_CLIENT_ID, clientSecret: SERVER_CLIENT_SECRET, audience: MCP_RESOURCE, scopes: ['mcp:read'] }
   })
   for (const client of ['jwt-client', 'opaque-client'] as const) {
-    const principal = await whoami(url, bearer(await as.token(client)))
+    const principal = await whoamiWith(url, bearer(await as.token(client)))
     t.equal(principal.method, 'oauth')
     t.match(principal, { issuer: as.issuer, subject: client }, client)
   }

@@ -3,24 +3,20 @@
 // `iss "a", sub "b|c"` were one owner, and a token whose client_id was `alice` (no sub) was user
 // `alice`. Driven over real sockets on both HTTP transports.
 import t, { type Test } from 'tap'
-import Fastify from 'fastify'
-import mcp, { Type, principalKey, samePrincipal, type Principal } from '../../src/index.js'
-import { bearer } from '../helpers/auth-app.js'
+import { principalKey, samePrincipal, type Principal } from '../../src/index.js'
+import { bearer, registerWhoami } from '../helpers/auth-app.js'
+import { serve } from '../helpers/serve.js'
 import { nowSeconds, signHmac } from '../helpers/auth-keys.js'
-import { endpointOf, openRawStream } from '../fixtures/http-app.js'
-import { BOTH, openSessionWith, raw } from '../fixtures/streamable-raw.js'
+import { BOTH, openSessionWith, raw } from '../helpers/streamable-raw.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
 
 const SECRET = 'identity-shared-secret-0123456789abcdef'
 const token = (claims: Record<string, unknown>): string => signHmac(SECRET, { exp: nowSeconds() + 300, ...claims })
 
-/** A listening app with jwt auth (no issuer pinned, as many single-tenant setups do). */
-async function serve (t: Test): Promise<string> {
-  const app = Fastify({ forceCloseConnections: true })
-  t.teardown(() => app.close())
-  await app.register(mcp, { auth: { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'] } } })
-  app.mcp.tool({ name: 'whoami', description: 'ctx.auth', inputSchema: Type.Object({}) },
-    async (_args, ctx) => ({ content: [{ type: 'text', text: JSON.stringify(ctx.auth ?? null) }] }))
-  return await app.listen({ port: 0, host: '127.0.0.1' })
+/** A listening app with jwt auth (no issuer pinned, as many single-tenant setups do); its base URL. */
+async function jwtApp (t: Test): Promise<string> {
+  const { base } = await serve(t, { auth: { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'] } } }, (app) => { registerWhoami(app.mcp) })
+  return base
 }
 
 const ping = { jsonrpc: '2.0', id: 7, method: 'ping' }
@@ -33,7 +29,7 @@ const LOOKALIKES: Array<[string, Record<string, unknown>, Record<string, unknown
 ]
 
 t.test('Streamable HTTP: a look-alike identity is a stranger to the session (403)', async (t) => {
-  const base = await serve(t)
+  const base = await jwtApp(t)
   for (const [what, owner, other] of LOOKALIKES) {
     const id = await openSessionWith(`${base}/mcp`, bearer(token(owner)))
     const stranger = await raw(`${base}/mcp`, 'POST', { ...BOTH, 'mcp-session-id': id, ...bearer(token(other)) }, ping)
@@ -46,7 +42,7 @@ t.test('Streamable HTTP: a look-alike identity is a stranger to the session (403
 })
 
 t.test('legacy SSE: a look-alike identity cannot post into the session (403)', async (t) => {
-  const base = await serve(t)
+  const base = await jwtApp(t)
   for (const [what, owner, other] of LOOKALIKES) {
     const stream = await openRawStream(`${base}/sse`, bearer(token(owner)))
     t.teardown(() => { stream.destroy() })
@@ -61,7 +57,7 @@ t.test('legacy SSE: a look-alike identity cannot post into the session (403)', a
 })
 
 t.test('ctx.auth is structured: method, kind, issuer and subject apart', async (t) => {
-  const base = await serve(t)
+  const base = await jwtApp(t)
   const call = async (claims: Record<string, unknown>): Promise<Principal> => {
     const id = await openSessionWith(`${base}/mcp`, bearer(token(claims)))
     const res = await raw(`${base}/mcp`, 'POST', { ...BOTH, 'mcp-session-id': id, ...bearer(token(claims)) },

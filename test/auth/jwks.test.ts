@@ -1,12 +1,15 @@
 // JWT auth against a JSON Web Key Set on loopback: keys chosen by kid, rotation without restart,
 // a cooldown that bounds refetches under a flood of unknown kids, and failures of the key server.
 import { randomUUID } from 'node:crypto'
-import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { assertRefused, bearer, guardApp } from '../helpers/auth-app.js'
 import { makeKey, nowSeconds, signWith, startJwksServer, type JwksServer, type TestKey } from '../helpers/auth-keys.js'
+import { shiftedClock } from '../helpers/clock.js'
 
-/** A little over the client's refetch cooldown (2 s). */
+/**
+ * A little over the client's refetch cooldown (2 s), measured on Date.now: each test moves its clock
+ * (helpers/clock.ts) rather than sleeping through it.
+ */
 const COOLDOWN = 2100
 
 async function jwksApp (t: Test, server: JwksServer, algorithms: Array<'RS256' | 'RS384' | 'ES256'> = ['RS256']): ReturnType<typeof guardApp> {
@@ -15,6 +18,7 @@ async function jwksApp (t: Test, server: JwksServer, algorithms: Array<'RS256' |
 const claims = (sub: string): Record<string, unknown> => ({ sub, iss: 'https://idp.test', exp: nowSeconds() + 300 })
 
 t.test('keys rotate without restart: an unknown kid refetches the set, at most once per cooldown', async (t) => {
+  const clock = shiftedClock(t)
   const k1 = makeKey('RS256', 'k1')
   const k2 = makeKey('RS256', 'k2')
   const server = await startJwksServer([k1])
@@ -36,7 +40,7 @@ t.test('keys rotate without restart: an unknown kid refetches the set, at most o
   assertRefused(t, early, { status: 401, error: 'invalid_token', description: /signing key is unknown/, secrets: [rotated] })
   t.equal(server.requests, 1, 'within the cooldown of the last fetch, an unknown kid does not refetch')
 
-  await sleep(COOLDOWN)
+  clock.advance(COOLDOWN)
   t.equal((await app.inject({ url: '/sse', headers: bearer(rotated) })).statusCode, 200, 'accepted after the refetch')
   t.equal(server.requests, 2)
 
@@ -48,12 +52,13 @@ t.test('keys rotate without restart: an unknown kid refetches the set, at most o
 })
 
 t.test('a flood of unknown kids costs at most one fetch per cooldown', async (t) => {
+  const clock = shiftedClock(t)
   const k1 = makeKey('ES256', 'k1')
   const server = await startJwksServer([k1])
   t.teardown(server.close)
   const { app } = await jwksApp(t, server, ['ES256'])
   t.equal((await app.inject({ url: '/sse', headers: bearer(signWith(k1, claims('a'))) })).statusCode, 200)
-  await sleep(COOLDOWN)
+  clock.advance(COOLDOWN)
 
   for (let round = 0; round < 2; round++) {
     const before = server.requests
@@ -64,11 +69,12 @@ t.test('a flood of unknown kids costs at most one fetch per cooldown', async (t)
     t.equal(server.requests - before, 1, `round ${round}: one fetch for 100 unknown kids`)
     t.equal((await app.inject({ url: '/sse', headers: bearer(signWith(k1, claims('b'))) })).statusCode, 200,
       'the known key keeps working')
-    await sleep(COOLDOWN)
+    clock.advance(COOLDOWN)
   }
 })
 
 t.test('key server down at first use: 503 with Retry-After, then recovery', async (t) => {
+  const clock = shiftedClock(t)
   const k1 = makeKey('RS256', 'k1')
   const server = await startJwksServer([k1])
   t.teardown(server.close)
@@ -80,20 +86,21 @@ t.test('key server down at first use: 503 with Retry-After, then recovery', asyn
     assertRefused(t, res, { status: 503, error: 'temporarily_unavailable', description: /retry later/, secrets: [token] })
     t.equal(res.headers['retry-after'], '5')
     t.notOk('www-authenticate' in res.headers, `${mode}: no challenge: the token is not at fault`)
-    await sleep(COOLDOWN)
+    clock.advance(COOLDOWN)
   }
   server.mode = 'ok'
   t.equal((await app.inject({ url: '/sse', headers: bearer(token) })).statusCode, 200)
 })
 
 t.test('a failed refetch keeps the keys already known', async (t) => {
+  const clock = shiftedClock(t)
   const k1 = makeKey('RS256', 'k1')
   const server = await startJwksServer([k1])
   t.teardown(server.close)
   const { app } = await jwksApp(t, server)
   t.equal((await app.inject({ url: '/sse', headers: bearer(signWith(k1, claims('a'))) })).statusCode, 200)
   server.mode = 'down'
-  await sleep(COOLDOWN)
+  clock.advance(COOLDOWN)
   const unknown = await app.inject({ url: '/sse', headers: bearer(signWith(k1, claims('a'), { kid: 'nope' })) })
   t.equal(unknown.statusCode, 401, 'unknown kid: 401 (the set is known, just old)')
   t.equal(server.requests, 2, 'the refetch was tried')
@@ -101,6 +108,7 @@ t.test('a failed refetch keeps the keys already known', async (t) => {
 })
 
 t.test('a token without kid: accepted when the set has one key, refused when it is ambiguous', async (t) => {
+  const clock = shiftedClock(t)
   const k1 = makeKey('RS256', 'k1')
   const k2 = makeKey('RS256', 'k2')
   const server = await startJwksServer([k1])
@@ -108,7 +116,7 @@ t.test('a token without kid: accepted when the set has one key, refused when it 
   const { app } = await jwksApp(t, server)
   t.equal((await app.inject({ url: '/sse', headers: bearer(signWith(k1, claims('a'), { kid: null })) })).statusCode, 200)
   server.keys = [k1, k2]
-  await sleep(COOLDOWN)
+  clock.advance(COOLDOWN)
   await app.inject({ url: '/sse', headers: bearer(signWith(k2, claims('a'))) }) // refetch: two keys now
   const res = await app.inject({ url: '/sse', headers: bearer(signWith(k2, claims('b'), { kid: null })) })
   assertRefused(t, res, { status: 401, error: 'invalid_token', description: /unknown/, secrets: [] })

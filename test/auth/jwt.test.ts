@@ -1,12 +1,12 @@
 // JWT auth with a shared secret or a fixed public key: what a valid token proves (the principal),
 // the challenge formats, clock tolerance and the verified-token cache.
-import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { createAuthGuard } from '../../src/auth/index.js'
 import { TokenCache } from '../../src/auth/token-cache.js'
 import { resolvePluginOptions } from '../../src/schemas/resolve.js'
 import { assertRefused, bearer, guardApp } from '../helpers/auth-app.js'
 import { forge, makeKey, nowSeconds, signHmac, signWith, type AsymmetricAlg } from '../helpers/auth-keys.js'
+import { shiftedClock } from '../helpers/clock.js'
 
 const SECRET = 'a-shared-secret-of-at-least-32-bytes-0123456789'
 const ISSUER = 'https://issuer.example.test'
@@ -128,11 +128,12 @@ t.test('exp and nbf honour clockToleranceSeconds', async (t) => {
 })
 
 t.test('a cached token stops being accepted at its exp', async (t) => {
+  const clock = shiftedClock(t)
   const { app } = await guardApp(t, { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'], clockToleranceSeconds: 0 } })
   const token = signHmac(SECRET, { sub: 's', exp: nowSeconds() + 2 })
   t.equal((await app.inject({ url: '/sse', headers: bearer(token) })).statusCode, 200)
   t.equal((await app.inject({ url: '/sse', headers: bearer(token) })).statusCode, 200, 'served again (from cache)')
-  await sleep(3100)
+  clock.advance(3100)
   const late = await app.inject({ url: '/sse', headers: bearer(token) })
   assertRefused(t, late, { status: 401, error: 'invalid_token', description: /expired/, secrets: [token] })
 })

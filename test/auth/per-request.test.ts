@@ -3,29 +3,25 @@
 // (issue 10, defect 2). Real sockets, the official SDK client with a credential that changes
 // under it, the way a client refreshing its tokens behaves.
 import t, { type Test } from 'tap'
-import Fastify from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import mcp, { Type, type Principal } from '../../src/index.js'
-import { bearer } from '../helpers/auth-app.js'
+import { bearer, registerWhoami, whoami } from '../helpers/auth-app.js'
 import { nowSeconds, signHmac } from '../helpers/auth-keys.js'
-import { endpointOf, openRawStream, waitFor } from '../fixtures/http-app.js'
+import { serve } from '../helpers/serve.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
+import { sleep, until } from '../helpers/wait.js'
 
 const SECRET = 'per-request-shared-secret-0123456789abcdef'
 const ISSUER = 'https://idp.test'
 const token = (scope: string, ttlSeconds = 300, sub = 'alice'): string =>
   signHmac(SECRET, { iss: ISSUER, sub, scope, exp: nowSeconds() + ttlSeconds })
 
-async function serve (t: Test): Promise<{ base: string, app: Awaited<ReturnType<typeof Fastify>> }> {
-  const app = Fastify({ forceCloseConnections: true })
-  t.teardown(() => app.close())
+async function jwtApp (t: Test): Promise<{ base: string, app: FastifyInstance }> {
   // No clock tolerance: a token is refused the moment its exp passes.
-  await app.register(mcp, { auth: { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'], issuer: ISSUER, clockToleranceSeconds: 0 } } })
-  app.mcp.tool({ name: 'whoami', description: 'ctx.auth', inputSchema: Type.Object({}) },
-    async (_args, ctx) => ({ content: [{ type: 'text', text: JSON.stringify(ctx.auth ?? null) }] }))
-  return { base: await app.listen({ port: 0, host: '127.0.0.1' }), app }
+  return await serve(t, { auth: { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'], issuer: ISSUER, clockToleranceSeconds: 0 } } }, (app) => { registerWhoami(app.mcp) })
 }
 
 /** A fetch that sends whatever token the client holds now, and records what it sent. */
@@ -44,13 +40,8 @@ function tokenFetch (): { fetch: typeof fetch, use: (token: string) => void, sen
   }
 }
 
-async function whoami (client: Client): Promise<Principal> {
-  const result = await client.callTool({ name: 'whoami', arguments: {} })
-  return JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? 'null') as Principal
-}
-
 t.test('Streamable HTTP: each call sees the principal of its own request', async (t) => {
-  const { base } = await serve(t)
+  const { base } = await jwtApp(t)
   const credential = tokenFetch()
   credential.use(token('admin read'))
   const client = new Client({ name: 'refreshing', version: '1.0.0' })
@@ -64,7 +55,7 @@ t.test('Streamable HTTP: each call sees the principal of its own request', async
 })
 
 t.test('legacy SSE: each POSTed call sees the principal of its own POST', async (t) => {
-  const { base } = await serve(t)
+  const { base } = await jwtApp(t)
   const credential = tokenFetch()
   credential.use(token('admin read'))
   const client = new Client({ name: 'refreshing', version: '1.0.0' })
@@ -76,7 +67,7 @@ t.test('legacy SSE: each POSTed call sees the principal of its own POST', async 
 })
 
 t.test('Streamable HTTP: the GET stream ends with its token; the SDK client comes back with a fresh one', async (t) => {
-  const { base, app } = await serve(t)
+  const { base, app } = await jwtApp(t)
   const credential = tokenFetch()
   // Long enough for the client to connect on a busy machine, short enough to wait for.
   const shortLived = token('read', 4)
@@ -87,22 +78,22 @@ t.test('Streamable HTTP: the GET stream ends with its token; the SDK client come
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { fetch: credential.fetch }))
   t.teardown(() => client.close())
   const gets = (): Array<{ method: string, token: string }> => credential.sent.filter((s) => s.method === 'GET')
-  await waitFor(() => gets().length === 1, 5000, 'the GET stream')
+  await until(() => gets().length === 1, { timeoutMs: 5000, what: 'the GET stream' })
   // The client refreshes its token; its open stream still runs on the old one until that expires.
   const fresh = token('read', 300)
   credential.use(fresh)
-  await waitFor(() => gets().length >= 2, 10_000, 'the client to reopen its GET stream')
+  await until(() => gets().length >= 2, { timeoutMs: 10_000, what: 'the client to reopen its GET stream' })
   t.equal(gets()[1]?.token, fresh, 'the stream was reopened with the fresh token')
   const expired = await fetch(`${base}/mcp`, { method: 'POST', headers: { ...bearer(shortLived), 'content-type': 'application/json' }, body: '{}' })
   t.equal(expired.status, 401, 'the first token has expired by now')
   // The new stream delivers: a broadcast reaches the client.
-  await waitFor(() => { app.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'after refresh' } }); return logs.length > 0 }, 5000, 'a broadcast on the new stream')
+  await until(() => { app.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'after refresh' } }); return logs.length > 0 }, { timeoutMs: 5000, what: 'a broadcast on the new stream' })
   t.same(logs[0], 'after refresh')
   t.same((await whoami(client)).subject, 'alice', 'the session lives on, bound to the identity')
 })
 
 t.test('legacy SSE: the stream (and its session) ends with its token; a fresh token opens a new one', async (t) => {
-  const { base } = await serve(t)
+  const { base } = await jwtApp(t)
   const shortLived = token('read', 3)
   const stream = await openRawStream(`${base}/sse`, bearer(shortLived))
   t.teardown(() => { stream.destroy() })
@@ -122,11 +113,11 @@ t.test('legacy SSE: the stream (and its session) ends with its token; a fresh to
 })
 
 t.test('a token valid for a month keeps its stream (no timer overflow ends it at once)', async (t) => {
-  const { base } = await serve(t)
+  const { base } = await jwtApp(t)
   // 30 days is past the longest delay Node timers honour (~24.8 days): a naive timer fires after 1 ms.
   const stream = await openRawStream(`${base}/sse`, bearer(token('read', 30 * 24 * 3600)))
   t.teardown(() => { stream.destroy() })
   endpointOf(await stream.next())
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  await sleep(200)
   t.notOk(stream.response.readableEnded || stream.response.destroyed, 'still open')
 })

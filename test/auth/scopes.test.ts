@@ -8,7 +8,7 @@ import { connectSse, connectStreamable } from '../helpers/clients.js'
 import { jwtAuth, READER_TOOLS, registerAuthzCatalog, runs, token } from '../helpers/authz.js'
 import { headersFor, modern } from '../helpers/modern.js'
 import mcp from '../../src/index.js'
-import { openRawStream } from '../fixtures/http-app.js'
+import { openRawStream } from '../helpers/sse-raw.js'
 
 const reader = token('alice', 'files:read', { tenant: 'acme' })
 const writer = token('alice', 'files:read files:write', { tenant: 'acme' })

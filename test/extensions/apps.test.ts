@@ -126,7 +126,7 @@ t.test('2026-07-28, a client without UI support gets the text fallback', async (
 })
 
 t.test('a task keeps the answer of the request that started it', async (t) => {
-  const origin = { session: '', auth: undefined, requestId: 1, protocolVersion: '2026-07-28', meta: undefined, clientCapabilities: UI_SUPPORT }
+  const origin = { session: '', auth: undefined, requestId: 1, protocolVersion: '2026-07-28', meta: undefined, http: undefined, clientCapabilities: UI_SUPPORT }
   t.equal(new TaskContext({} as never, origin).appsSupported, true)
   t.equal(new TaskContext({} as never, { ...origin, clientCapabilities: {} }).appsSupported, false)
 })

@@ -2,6 +2,8 @@
 // onRequest as a route-level hook on the MCP routes only, its extra routes on the root.
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type LightMyRequestResponse } from 'fastify'
 import type { Test } from 'tap'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { Type, type MCPRegistryApi, type Principal } from '../../src/index.js'
 import { createAuthGuard, type AuthGuard } from '../../src/auth/index.js'
 import type { AuthOptions } from '../../src/schemas/auth.js'
 import { resolvePluginOptions } from '../../src/schemas/resolve.js'
@@ -30,6 +32,18 @@ export async function guardApp (t: Test, auth: AuthOptions, serverOptions: Fasti
     await guard.close()
   })
   return { app, guard }
+}
+
+/** A `whoami` tool answering ctx.auth as JSON: the principal verified for the request carrying the call. */
+export function registerWhoami (api: MCPRegistryApi): void {
+  api.tool({ name: 'whoami', description: 'ctx.auth', inputSchema: Type.Object({}) },
+    async (_args, ctx) => ({ content: [{ type: 'text', text: JSON.stringify(ctx.auth ?? null) }] }))
+}
+
+/** What {@link registerWhoami}'s tool answers `client`. */
+export async function whoami (client: Client): Promise<Principal> {
+  const result = await client.callTool({ name: 'whoami', arguments: {} })
+  return JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? 'null') as Principal
 }
 
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` })

@@ -6,6 +6,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 
 export const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url))
 
+/** The text of a tool result's first content item ('' when there is none). */
+export const textOf = (result: Record<string, unknown>): string => (result.content as Array<{ text?: string }> | undefined)?.[0]?.text ?? ''
+
 export interface ClientOptions {
   capabilities?: Record<string, unknown>
   headers?: Record<string, string>

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
 import { freePort } from './free-port.js'
+import { sleep } from './wait.js'
 
 const BINARY = process.env.HAPROXY ?? 'haproxy'
 
@@ -79,7 +80,7 @@ export async function startHaproxy (t: Test, backends: readonly number[]): Promi
     if (child.exitCode !== null) throw new Error(`haproxy exited: ${stderr.slice(0, 500)}`)
     if (await accepts(port)) break
     if (i > 200) throw new Error(`haproxy did not listen on ${port}: ${stderr.slice(0, 500)}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
+    await sleep(25)
   }
   return { port, url: `http://127.0.0.1:${port}`, stop }
 }

@@ -1,7 +1,7 @@
 // The catalog as a native 2026-07-28 client sees it (the official TypeScript SDK v2 client, pinned):
 // tools (structured output, errors), resources (text, blob, templates), prompts, completion,
 // progress, and logs at the level the request asks for. Driven over every transport, and through
-// HAProxy in front of several instances (test/scale/haproxy-catalog.test.ts).
+// HAProxy in front of several instances (test/rigs/haproxy-catalog.test.ts).
 import type { Test } from 'tap'
 import { ProtocolError, type Client } from '@modelcontextprotocol/client'
 import { PIXEL_PNG } from '../fixtures/catalog.js'

@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { LoggingMessageNotificationSchema, ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { sleep } from './wait.js'
 
 export type Kind = 'streamable' | 'sse'
 
@@ -111,7 +112,7 @@ export class Load {
         } catch (error) {
           this.broadcaster.failures.push(failureOf('broadcaster', 'broadcast', error))
         }
-        await new Promise((resolve) => setTimeout(resolve, 100))
+        await sleep(100)
       }
     })())
   }

@@ -6,6 +6,7 @@ import { once } from 'node:events'
 import { connect } from 'node:net'
 import type { Test } from 'tap'
 import { freePort } from './free-port.js'
+import { sleep } from './wait.js'
 
 const BINARY = process.env.REDIS_SERVER ?? 'redis-server'
 
@@ -86,7 +87,7 @@ async function waitForPong (port: number, password: string | undefined): Promise
   for (let attempt = 0; attempt < 200; attempt++) {
     const reply = await rawCommand(port, password, ['PING']).catch(() => '')
     if (reply.includes('PONG')) return
-    await new Promise((resolve) => setTimeout(resolve, 25))
+    await sleep(25)
   }
   throw new Error(`redis-server did not answer on port ${port}`)
 }

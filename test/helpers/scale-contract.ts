@@ -4,20 +4,7 @@
 import type { Test } from 'tap'
 import type { StoredTask, TaskStore } from '../../src/protocol/tasks/types.js'
 import type { Bus, Envelope, EventStore, SessionRecord, SessionStore } from '../../src/scale/ports.js'
-
-export const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
-
-/** Waits until `check` holds, polling; fails the test after `ms`. */
-export async function until (t: Test, what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!await check()) {
-    if (Date.now() > deadline) {
-      t.fail(`timed out waiting: ${what}`)
-      return
-    }
-    await sleep(10)
-  }
-}
+import { sleep, until } from './wait.js'
 
 export function record (id: string, extra: Partial<SessionRecord> = {}): SessionRecord {
   return {
@@ -237,7 +224,7 @@ export function busContract (t: Test, make: () => Promise<BusRig>): void {
     await a.send(b.self, { type: 'release', session: 's' })
     await a.control({ type: 'changed', session: 's' })
     const position = await a.fanout({ type: 'broadcast', json: '{"m":1}' })
-    await until(t, 'everything delivered', () => db.length === 1 && ca.length + cb.length + cc.length === 3 && fa.length + fb.length + fc.length === 3)
+    await until(() => db.length === 1 && ca.length + cb.length + cc.length === 3 && fa.length + fb.length + fc.length === 3, { timeoutMs: 10_000, what: 'everything delivered' })
     t.same(db[0]?.message, { type: 'release', session: 's' })
     t.equal(db[0]?.from, a.self)
     t.same([da.length, dc.length], [0, 0], 'nobody else got the direct message')
@@ -258,12 +245,12 @@ export function busContract (t: Test, make: () => Promise<BusRig>): void {
     await sessions.claimGateway('z', b.self)
     const p1 = await a.deliver0('z', '{"n":1}')
     t.type(p1, 'string')
-    await until(t, 'b got it', () => db.length === 1)
+    await until(() => db.length === 1, { timeoutMs: 10_000, what: 'b got it' })
     t.same(db[0]?.message, { type: 'event', session: 'z', position: p1, json: '{"n":1}' })
     const claim = await sessions.claimGateway('z', c.self)
     t.same(claim, { previous: b.self, tail: p1 })
     const p2 = await a.deliver0('z', '{"n":2}') as string
-    await until(t, 'c got it', () => dc.length === 1)
+    await until(() => dc.length === 1, { timeoutMs: 10_000, what: 'c got it' })
     t.same(dc[0]?.message, { type: 'event', session: 'z', position: p2, json: '{"n":2}' })
     t.same(await c.log0After('z', '0'), [{ position: p1, json: '{"n":1}' }, { position: p2, json: '{"n":2}' }])
     t.same(await c.log0After('z', p1 as string), [{ position: p2, json: '{"n":2}' }])
@@ -273,11 +260,11 @@ export function busContract (t: Test, make: () => Promise<BusRig>): void {
 
   t.test('alive: instances see each other; a closed one is gone', async (t) => {
     const { buses: [a, b, c] } = await make()
-    await until(t, 'all alive', () => a.alive(b.self) && b.alive(c.self) && c.alive(a.self))
+    await until(() => a.alive(b.self) && b.alive(c.self) && c.alive(a.self), { timeoutMs: 10_000, what: 'all alive' })
     t.ok(a.alive(a.self))
     t.notOk(a.alive('never-started'))
     await c.close()
-    await until(t, 'c is gone for a', () => !a.alive(c.self))
+    await until(() => !a.alive(c.self), { timeoutMs: 10_000, what: 'c is gone for a' })
   })
 
   t.test('checkAlive asks the registry; watchDeath tells once an instance is gone, and not after it stopped watching', async (t) => {
@@ -290,11 +277,11 @@ export function busContract (t: Test, make: () => Promise<BusRig>): void {
     const stop = a.watchDeath(c.self, () => { deaths.push('c') })
     stop()
     a.watchDeath('never-started', () => { deaths.push('never') })
-    await until(t, 'a never-started instance is dead', () => deaths.includes('never'))
+    await until(() => deaths.includes('never'), { timeoutMs: 10_000, what: 'a never-started instance is dead' })
     t.same(deaths, ['never'], 'the live ones are not')
     await b.close()
     await c.close()
-    await until(t, 'b is dead for a', () => deaths.includes('b'))
+    await until(() => deaths.includes('b'), { timeoutMs: 10_000, what: 'b is dead for a' })
     await sleep(50)
     t.same(deaths.sort(), ['b', 'never'], 'each told once; c was not watched any more')
     t.notOk(await a.checkAlive(b.self))

@@ -7,9 +7,10 @@ import { registerSamplingTools } from '../fixtures/sampling.js'
 import { registerPlacementTools } from '../fixtures/scale-tools.js'
 import { runCatalogTable } from './catalog-table.js'
 import { clusterSse, clusterStreamable, startCluster, type EngineRig } from './scale-cluster.js'
-import { openRawStream, type RawStream } from '../fixtures/http-app.js'
-import { BOTH, messageOf, openSession, raw, type RawReply } from '../fixtures/streamable-raw.js'
+import { BOTH, messageOf, openSession, raw, type RawReply } from './streamable-raw.js'
 import { headersFor, modern } from './modern.js'
+import { openRawStream, type RawStream } from './sse-raw.js'
+import { sleep, within } from './wait.js'
 
 interface Frame { id: string | undefined, data: string | undefined }
 
@@ -21,10 +22,7 @@ function parseFrame (frame: string): Frame {
 
 /** The next frame that carries an event id (keep-alive comments skipped). */
 async function nextEvent (stream: RawStream): Promise<Frame> {
-  for (;;) {
-    const frame = parseFrame(await stream.next())
-    if (frame.id !== undefined) return frame
-  }
+  return parseFrame(await stream.nextMatching((frame) => parseFrame(frame).id !== undefined))
 }
 
 /** What a stream-0 message says, in short: a broadcast's data, `progress:n` or `log`. */
@@ -71,11 +69,6 @@ async function listenEverywhere (t: Test, bases: readonly string[]): Promise<Raw
     streams.push(stream)
   }
   return streams
-}
-
-async function until (t: Test, what: string, check: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
-  t.ok(check(), what)
 }
 
 /**
@@ -128,10 +121,10 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     for (const tag of ['scale-c1', 'scale-c2', 'scale-c3']) {
       const controller = new AbortController()
       const call = client.callTool({ name: 'wait_end', arguments: { tag } }, undefined, { signal: controller.signal })
-      await new Promise((resolve) => setTimeout(resolve, 30))
+      await sleep(30)
       controller.abort('enough')
       await t.rejects(call)
-      await until(t, `${tag}: the executor saw the abort`, () => probes.aborted.includes(tag))
+      t.ok(await within(() => probes.aborted.includes(tag), { timeoutMs: 4000 }), `${tag}: the executor saw the abort`)
     }
   })
 
@@ -152,7 +145,7 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     const clients = []
     for (let i = 0; i < 4; i++) clients.push((await clusterStreamable(t, cluster)).client)
     // The GET streams are opened after initialize; let them connect (each claims stream 0 somewhere).
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await sleep(100)
     const updates: string[][] = clients.map(() => [])
     const logs: unknown[][] = clients.map(() => [])
     clients.forEach((client, i) => {
@@ -165,8 +158,8 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     await second?.unsubscribeResource({ uri: 'docs://readme' })
     for (const app of cluster.apps) app.mcp.notifyResourceUpdated('docs://readme')
     for (let i = 0; i < 3; i++) cluster.apps[i]?.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: `from i${i}` } })
-    await until(t, 'every client heard the three broadcasts', () => logs.every((l) => l.length >= 3))
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    t.ok(await within(() => logs.every((l) => l.length >= 3), { timeoutMs: 4000 }), 'every client heard the three broadcasts')
+    await sleep(50)
     // Three instances broadcasting at once: their order is the order the engine stored them in
     // (on Redis, three connections racing), the same for every client, not the order of the calls.
     const order = logs[0] ?? []
@@ -191,9 +184,9 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     const { client, transport } = await clusterStreamable(t, cluster)
     const sessionId = transport.sessionId ?? ''
     const pending = client.callTool({ name: 'wait_end', arguments: { tag: 'scale-deleted' } }).catch((error: unknown) => error)
-    await new Promise((resolve) => setTimeout(resolve, 30))
+    await sleep(30)
     await transport.terminateSession()
-    await until(t, 'the running handler was aborted', () => probes.aborted.includes('scale-deleted'))
+    t.ok(await within(() => probes.aborted.includes('scale-deleted'), { timeoutMs: 4000 }), 'the running handler was aborted')
     for (const base of cluster.bases) {
       const response = await fetch(`${base}/mcp`, {
         method: 'POST',
@@ -221,13 +214,13 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     t.same(live.map(said), ['a', 'progress:1', 'progress:2', 'log'], 'a broadcast from i0 and a call on i2 reach the stream held by i1')
     const last = live.at(-1)?.id ?? ''
     first.destroy()
-    await new Promise((resolve) => setTimeout(resolve, 30))
+    await sleep(30)
     // Missed while no stream was connected: kept in the session's log and the fan-out.
     cluster.apps[1]?.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'b' } })
     await jsonOnlyCall(b0, session, 2, 1)
     // A tool added on every instance meanwhile: three changes published, one re-list to do.
     for (const app of cluster.apps) app.mcp.tool({ name: 'missed', description: 'Added while the stream was away', inputSchema: Type.Object({}) }, async () => ({ content: [] }))
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await sleep(50)
     const second = await openRawStream(`${b2}/mcp`, { ...headers, 'last-event-id': last })
     t.teardown(() => { second.destroy() })
     const replayed: Frame[] = []
@@ -254,7 +247,7 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     const { transport: idle } = await clusterStreamable(t, cluster)
     for (let i = 0; i < 12; i++) {
       await client.callTool({ name: 'where', arguments: {} })
-      await new Promise((resolve) => setTimeout(resolve, 120))
+      await sleep(120)
     }
     t.pass('calls spread over 1.4 s (past the idle timeout) kept the busy session alive')
     const ping = async (base: string, session: string): Promise<number> => (await fetch(`${base}/mcp`, {
@@ -262,7 +255,7 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })
     })).status
-    for (let i = 0; i < 60 && await ping(cluster.bases[0] ?? '', idle.sessionId ?? '') !== 404; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    await within(async () => await ping(cluster.bases[0] ?? '', idle.sessionId ?? '') === 404, { timeoutMs: 6000, everyMs: 100 })
     for (const base of cluster.bases) t.equal(await ping(base, idle.sessionId ?? ''), 404, 'the idle session expired everywhere')
   })
 
@@ -283,7 +276,7 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     const statuses: number[] = []
     for (let i = 0; i < 8; i++) {
       statuses.push(await ping(b1, used))
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      await sleep(100)
     }
     t.same(statuses, [200, 200, 200, 200, 200, 200, 200, 200], 'past i0\'s sessionInitTimeoutMs, the session works on i1')
     t.equal(await ping(b2, used), 200, 'and on i2')
@@ -315,12 +308,12 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     const heard = clients.map(() => 0)
     clients.forEach((client, i) => { client.setNotificationHandler(ToolListChangedNotificationSchema, () => { heard[i] = (heard[i] ?? 0) + 1 }) })
     const listens = await listenEverywhere(t, cluster.bases)
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await sleep(100)
     const late = { name: 'late', description: 'Added at run time', inputSchema: Type.Object({}) }
     for (const app of cluster.apps) app.mcp.tool(late, async () => ({ content: [] }))
-    await until(t, 'every client heard the change', () => heard.every((n) => n >= 1))
+    t.ok(await within(() => heard.every((n) => n >= 1), { timeoutMs: 4000 }), 'every client heard the change')
     for (const stream of listens) t.equal(messageOf(await stream.next()).method, 'notifications/tools/list_changed', 'and every listen stream')
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    await sleep(150)
     t.same(heard, [1, 1, 1], 'once each, although three instances made the change')
     // A marker after the change: a second list_changed would come before it.
     const marker = async (): Promise<void> => {
@@ -330,9 +323,9 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     await marker()
 
     cluster.apps[1]?.mcp.tool({ name: 'solo', description: 'Added on one instance', inputSchema: Type.Object({}) }, async () => ({ content: [] }))
-    await until(t, 'a change made on one instance reaches every client', () => heard.every((n) => n >= 2))
+    t.ok(await within(() => heard.every((n) => n >= 2), { timeoutMs: 4000 }), 'a change made on one instance reaches every client')
     for (const stream of listens) t.equal(messageOf(await stream.next()).method, 'notifications/tools/list_changed', 'and every listen stream, on every instance')
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    await sleep(150)
     t.same(heard, [2, 2, 2])
     await marker()
   })
@@ -386,11 +379,11 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
       return response.status
     }
     t.equal(await post(b0, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }), 202)
-    while (!(await stream.next()).includes('"id":0'));
+    await stream.nextMatching((frame) => frame.includes('"id":0'))
     t.equal(await post(b0, { jsonrpc: '2.0', method: 'notifications/initialized' }), 202)
     t.equal(await post(b0, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'changed my mind' } }), 202, 'the cancel, first, on the stream\'s instance')
     t.equal(await post(b1, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'wait_end', arguments: { tag: 'sse-early-cancel' } } }), 202, 'its request, forwarded by another')
-    await until(t, 'the request is cancelled as it starts', () => probes.aborted.includes('sse-early-cancel'))
+    t.ok(await within(() => probes.aborted.includes('sse-early-cancel'), { timeoutMs: 4000 }), 'the request is cancelled as it starts')
   })
 
   t.test('legacy SSE: the stream on one instance, every POST forwarded to it in order', async (t) => {
@@ -403,14 +396,14 @@ export function routingSuite (t: Test, makeRig: (t: Test) => Promise<EngineRig>)
     t.same(await client.callTool({ name: 'ask_user', arguments: { message: 'Name?' } }), { content: [{ type: 'text', text: 'user accept: {"name":"Grace"}' }] }, 'elicitation, the reply forwarded')
     const controller = new AbortController()
     const call = client.callTool({ name: 'wait_end', arguments: { tag: 'scale-sse-cancel' } }, undefined, { signal: controller.signal })
-    await new Promise((resolve) => setTimeout(resolve, 30))
+    await sleep(30)
     controller.abort('enough')
     await t.rejects(call)
-    await until(t, 'the cancel reached the owner', () => probes.aborted.includes('scale-sse-cancel'))
+    t.ok(await within(() => probes.aborted.includes('scale-sse-cancel'), { timeoutMs: 4000 }), 'the cancel reached the owner')
     const logs: unknown[] = []
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs.push(n.params.data) })
     cluster.apps[2]?.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'to sse' } })
-    await until(t, 'a broadcast from another instance', () => logs.includes('to sse'))
+    t.ok(await within(() => logs.includes('to sse'), { timeoutMs: 4000 }), 'a broadcast from another instance')
     t.ok(cluster.hits.every((hits) => hits > 3), `POSTs landed on every instance (${cluster.hits.join(', ')})`)
   })
 }

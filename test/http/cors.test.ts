@@ -1,5 +1,6 @@
 import t from 'tap'
-import { catalogApp, endpointOf, listeningCatalogApp, openRawStream } from '../fixtures/http-app.js'
+import { catalogApp, listeningCatalogApp } from '../helpers/serve.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
 
 const APP = 'https://app.example'
 const KEY = 'cors-test-key-0123456789'

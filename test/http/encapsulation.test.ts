@@ -3,16 +3,19 @@ import Fastify from 'fastify'
 import cors from '@fastify/cors'
 import mcp from '../../src/index.js'
 import { connectSse } from '../helpers/clients.js'
-import { catalogApp, endpointOf, listeningCatalogApp, openRawStream } from '../fixtures/http-app.js'
+import { catalogApp, listeningCatalogApp } from '../helpers/serve.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
 
 const APP = 'https://app.example'
 const KEY_A = 'encapsulation-key-aaaaaaaa'
 const KEY_B = 'encapsulation-key-bbbbbbbb'
 
 t.test("a user's own routes get neither MCP CORS nor MCP auth", async (t) => {
-  const app = await catalogApp(t, { cors: { allowOrigins: [APP] }, auth: { type: 'apikey', options: { keys: [KEY_A] } } }, (app) => {
-    app.get('/hello', async () => ({ hello: 'world' }))
-    app.post('/echo', async (request) => ({ body: request.body }))
+  const app = await catalogApp(t, { cors: { allowOrigins: [APP] }, auth: { type: 'apikey', options: { keys: [KEY_A] } } }, {
+    before: (app) => {
+      app.get('/hello', async () => ({ hello: 'world' }))
+      app.post('/echo', async (request) => ({ body: request.body }))
+    }
   })
   t.ok(app.hasDecorator('mcp'), 'app.mcp is decorated on the app itself')
   t.type(app.mcp.tool, 'function')
@@ -36,9 +39,11 @@ t.test("a user's own routes get neither MCP CORS nor MCP auth", async (t) => {
 })
 
 t.test("the app's error handler and the MCP error contract do not mix", async (t) => {
-  const app = await catalogApp(t, {}, (app) => {
-    app.setErrorHandler(async (_error, _request, reply) => await reply.code(418).send({ mine: true }))
-    app.get('/boom', async () => { throw new Error('boom') })
+  const app = await catalogApp(t, {}, {
+    before: (app) => {
+      app.setErrorHandler(async (_error, _request, reply) => await reply.code(418).send({ mine: true }))
+      app.get('/boom', async () => { throw new Error('boom') })
+    }
   })
   t.same((await app.inject({ method: 'GET', url: '/boom' })).json(), { mine: true }, "the user's handler for the user's route")
   const ours = await app.inject({ method: 'POST', url: '/messages', headers: { 'content-type': 'application/json' }, payload: '{' })

@@ -3,7 +3,9 @@ import { request as httpRequest } from 'node:http'
 import type { Test } from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { jsonRpcCodeOf, toTransportError, transportErrorHandler } from '../../src/transports/http/replies.js'
-import { catalogApp, endpointOf, listeningCatalogApp, openRawStream, waitFor } from '../fixtures/http-app.js'
+import { catalogApp, listeningCatalogApp } from '../helpers/serve.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
+import { until } from '../helpers/wait.js'
 
 // One test per row of the error contract. `inject` for the HTTP edge cases;
 // real sockets where the behaviour depends on them (Host check, capacity).
@@ -70,7 +72,7 @@ t.test('404 -32001: unknown session, and a session that has ended', async (t) =>
   t.equal(live.statusCode, 202, 'accepted while the stream is open')
   t.equal(live.body, 'Accepted')
   drop()
-  await waitFor(() => app.mcp.sessionCount === 0, 5000, 'the session to end')
+  await until(() => app.mcp.sessionCount === 0, { timeoutMs: 5000, what: 'the session to end' })
   assertContract(t, await post(app, messages, ping), 404, -32001, /^Session not found$/)
 })
 
@@ -132,7 +134,7 @@ t.test('503 + Retry-After at capacity', async (t) => {
   assertContract(t, res, 503, -32000, /at capacity/)
   t.equal(res.headers['retry-after'], '5', 'Retry-After in seconds')
   first.drop()
-  await waitFor(() => app.mcp.sessionCount === 0, 5000, 'the first session to end')
+  await until(() => app.mcp.sessionCount === 0, { timeoutMs: 5000, what: 'the first session to end' })
   const again = await openRawStream(`${base}/sse`)
   t.teardown(() => again.destroy())
   t.equal(again.response.statusCode, 200, 'a freed slot is usable again')

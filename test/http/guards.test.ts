@@ -4,6 +4,7 @@ import { isLoopbackAddress, isLoopbackHostname, isSecureUrl } from '../../src/ut
 import { createOriginGuard, hostnameOf } from '../../src/transports/http/guards.js'
 import { startIdleSweep } from '../../src/transports/http/idle.js'
 import { memoryCore } from '../helpers/memory.js'
+import { sleep } from '../helpers/wait.js'
 
 // The DNS-rebinding guard on its own, with the socket addresses a real listener
 // would see (inject has no local address, so the HTTP tests cover only part of it).
@@ -77,7 +78,7 @@ t.test('idleTimeoutMs 0 disables the sweep', async (t) => {
   const { session } = connect()
   session.lastActivity = 0
   const stop = startIdleSweep(core, 0)
-  await new Promise((resolve) => setTimeout(resolve, 30))
+  await sleep(30)
   stop()
   t.equal(core.sessionCount, 1, 'an ancient session stays open')
 })

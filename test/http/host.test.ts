@@ -4,13 +4,11 @@
 // echo a foreign Host into `resource` under public caching; an exposed server without
 // allowedHosts or auth is warned about at boot.
 import { Writable } from 'node:stream'
-import Fastify from 'fastify'
 import t, { type Test } from 'tap'
-import mcp from '../../src/index.js'
 import { exposureWarning } from '../../src/transports/http/guards.js'
 import { startFakeAuthorizationServer } from '../fixtures/auth-fake-as.js'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { exchange } from '../helpers/raw-socket.js'
+import { listeningCatalogApp, serve } from '../helpers/serve.js'
 
 const INIT = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}'
 
@@ -112,9 +110,6 @@ t.test('boot warning: an exposed listener with neither allowedHosts nor auth', a
   // And through a real app: one line, at listen, for the plugin's app; none on loopback.
   const lines: string[] = []
   const stream = new Writable({ write (chunk, _enc, done) { lines.push(String(chunk)); done() } })
-  const app = Fastify({ logger: { level: 'warn', stream } })
-  t.teardown(() => app.close())
-  await app.register(mcp)
-  await app.listen({ port: 0, host: '127.0.0.1' })
+  await serve(t, {}, undefined, { fastify: { logger: { level: 'warn', stream } } })
   t.same(lines, [], 'a loopback listener is not warned about')
 })

@@ -1,11 +1,12 @@
 import t, { type Test } from 'tap'
-import Fastify from 'fastify'
-import mcp, { MCPServer, type MCPPluginOptions } from '../../src/index.js'
+import { MCPServer, type MCPPluginOptions } from '../../src/index.js'
 import { MemoryEventStore } from '../../src/scale/memory/event-store.js'
 import { connectStreamable } from '../helpers/clients.js'
-import { endpointOf, openRawStream, waitFor } from '../fixtures/http-app.js'
-import { BOTH, messageOf, openSession, raw } from '../fixtures/streamable-raw.js'
+import { BOTH, messageOf, openSession, raw } from '../helpers/streamable-raw.js'
 import { rpcError } from '../helpers/rpc-error.js'
+import { serve } from '../helpers/serve.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
+import { until } from '../helpers/wait.js'
 
 // Issue 10, defect 3: what one session may make the server hold is bounded. Subscriptions by
 // count (and by URI length through maxUriBytes), requests in flight by count, the Streamable HTTP
@@ -15,29 +16,28 @@ import { rpcError } from '../helpers/rpc-error.js'
 const MiB = 1024 * 1024
 
 /** A slow tool whose calls wait until `release()`; `entered` counts handlers running. */
-async function serve (t: Test, options: Partial<MCPPluginOptions> = {}) {
-  const app = Fastify({ forceCloseConnections: true })
-  t.teardown(() => app.close())
-  await app.register(mcp, { name: 'bounds', version: '1.0.0', ...options })
+/** The app with a gated `slow` tool (`state` counts the handlers that entered, and releases them), `big` and `feed://`. */
+async function boundedApp (t: Test, options: Partial<MCPPluginOptions> = {}) {
   let release!: () => void
   let gate = new Promise<void>((resolve) => { release = resolve })
   const state = { entered: 0, release: () => { release(); gate = new Promise<void>((resolve) => { release = resolve }) } }
-  app.mcp.tool({ name: 'slow' }, async () => {
-    state.entered++
-    await gate
-    return { content: [{ type: 'text', text: 'done' }] }
+  const { app, base } = await serve(t, { name: 'bounds', version: '1.0.0', ...options }, (app) => {
+    app.mcp.tool({ name: 'slow' }, async () => {
+      state.entered++
+      await gate
+      return { content: [{ type: 'text', text: 'done' }] }
+    })
+    app.mcp.tool({ name: 'big', description: 'Logs (the answer becomes an event stream), then answers 1 MiB' }, async (_args, ctx) => {
+      ctx.log('info', 'starting')
+      return { content: [{ type: 'text', text: 'x'.repeat(MiB) }] }
+    })
+    app.mcp.resource({ uri: 'feed://{id}', name: 'feed' }, async (uri) => ({ contents: [{ uri, text: 'ok' }] }))
   })
-  app.mcp.tool({ name: 'big', description: 'Logs (the answer becomes an event stream), then answers 1 MiB' }, async (_args, ctx) => {
-    ctx.log('info', 'starting')
-    return { content: [{ type: 'text', text: 'x'.repeat(MiB) }] }
-  })
-  app.mcp.resource({ uri: 'feed://{id}', name: 'feed' }, async (uri) => ({ contents: [{ uri, text: 'ok' }] }))
-  const base = await app.listen({ port: 0, host: '127.0.0.1' })
   return { app, base, state }
 }
 
 t.test('subscriptions per session are bounded by maxSubscriptions (default 100)', async (t) => {
-  const { app, base } = await serve(t)
+  const { app, base } = await boundedApp(t)
   const { client } = await connectStreamable(`${base}/mcp`)
   t.teardown(() => client.close())
   for (let i = 0; i < 100; i++) await client.subscribeResource({ uri: `feed://${i}` })
@@ -54,7 +54,7 @@ t.test('subscriptions per session are bounded by maxSubscriptions (default 100)'
 })
 
 t.test('requests in flight per session are bounded by maxInflightRequests (default 1000), over legacy SSE', async (t) => {
-  const { base, state } = await serve(t)
+  const { base, state } = await boundedApp(t)
   const stream = await openRawStream(`${base}/sse`)
   t.teardown(() => stream.destroy())
   const messages = new URL(endpointOf(await stream.next()), base).href
@@ -76,14 +76,14 @@ t.test('requests in flight per session are bounded by maxInflightRequests (defau
   })()
   void reading.catch(() => {})
   await post({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })
-  await waitFor(() => answers.has('init'), 10_000, 'the initialize answer')
+  await until(() => answers.has('init'), { timeoutMs: 10_000, what: 'the initialize answer' })
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' })
   const statuses = new Set<number>()
   for (let id = 1; id <= 1000; id++) statuses.add(await post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow' } }))
   t.same([...statuses], [202], '1000 slow calls accepted')
-  await waitFor(() => state.entered === 1000, 20_000, '1000 handlers running')
+  await until(() => state.entered === 1000, { timeoutMs: 20_000, what: '1000 handlers running' })
   t.equal(await post({ jsonrpc: '2.0', id: 1001, method: 'tools/call', params: { name: 'slow' } }), 202)
-  await waitFor(() => answers.has(1001), 10_000, 'the answer to call 1001')
+  await until(() => answers.has(1001), { timeoutMs: 10_000, what: 'the answer to call 1001' })
   t.same(answers.get(1001), {
     jsonrpc: '2.0',
     id: 1001,
@@ -91,24 +91,24 @@ t.test('requests in flight per session are bounded by maxInflightRequests (defau
   }, 'call 1001 gets a clear JSON-RPC error')
   t.equal(state.entered, 1000, 'its handler never ran')
   state.release()
-  await waitFor(() => answers.size === 1002, 20_000, 'every answer')
+  await until(() => answers.size === 1002, { timeoutMs: 20_000, what: 'every answer' })
   t.ok([...Array(1000).keys()].every((i) => answers.get(i + 1)?.result?.content?.[0]?.text === 'done'), 'the 1000 calls in flight were answered')
   t.equal(await post({ jsonrpc: '2.0', id: 1002, method: 'ping' }), 202)
-  await waitFor(() => answers.has(1002), 10_000, 'the ping')
+  await until(() => answers.has(1002), { timeoutMs: 10_000, what: 'the ping' })
   t.same(answers.get(1002).result, {}, 'with room again, the session serves')
 })
 
 t.test('maxInflightRequests over Streamable HTTP with the SDK client', async (t) => {
-  const { base, state } = await serve(t, { maxInflightRequests: 3 })
+  const { base, state } = await boundedApp(t, { maxInflightRequests: 3 })
   const { client } = await connectStreamable(`${base}/mcp`)
   t.teardown(() => client.close())
   const slow = [1, 2, 3].map(async () => await client.callTool({ name: 'slow' }))
-  await waitFor(() => state.entered === 3, 10_000, 'three handlers running')
+  await until(() => state.entered === 3, { timeoutMs: 10_000, what: 'three handlers running' })
   t.match(await rpcError(client.callTool({ name: 'slow' })), { code: -32600, message: /maxInflightRequests: 3/ }, 'the fourth is refused')
   state.release()
   t.same((await Promise.all(slow)).map((result) => result.content), Array(3).fill([{ type: 'text', text: 'done' }]))
   const again = client.callTool({ name: 'slow' })
-  await waitFor(() => state.entered === 4, 10_000, 'the next call running')
+  await until(() => state.entered === 4, { timeoutMs: 10_000, what: 'the next call running' })
   state.release()
   t.same((await again).content, [{ type: 'text', text: 'done' }], 'answers freed the room')
 })
@@ -140,7 +140,7 @@ t.test('the memory event store evicts by bytes as well as by count', async (t) =
 })
 
 t.test('the Streamable HTTP event store holds at most eventStoreBytes (default 4 MiB) per session', async (t) => {
-  const { base } = await serve(t)
+  const { base } = await boundedApp(t)
   const url = `${base}/mcp`
   const session = await openSession(url)
   const firstEvents: string[] = []

@@ -6,24 +6,18 @@
 // addresses (127.0.0.2, 127.0.0.3) stand for distinct hosts.
 import { request as httpRequest } from 'node:http'
 import t, { type Test } from 'tap'
-import Fastify, { type FastifyInstance } from 'fastify'
-import mcp, { type MCPPluginOptions } from '../../src/index.js'
+import type { MCPPluginOptions } from '../../src/index.js'
 import { resolveServerOptions } from '../../src/schemas/resolve.js'
 import { addressKey } from '../../src/transports/http/session-limits.js'
 import { bearer } from '../helpers/auth-app.js'
 import { nowSeconds, signHmac } from '../helpers/auth-keys.js'
-import { endpointOf, openRawStream, waitFor } from '../fixtures/http-app.js'
+import { serve } from '../helpers/serve.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
+import { until } from '../helpers/wait.js'
 
 const SECRET = 'quota-shared-secret-0123456789abcdef0123'
 const jwt = (sub: string): string => signHmac(SECRET, { sub, exp: nowSeconds() + 300 })
 const JWT_AUTH: NonNullable<MCPPluginOptions['auth']> = { type: 'jwt', options: { secret: SECRET, algorithms: ['HS256'] } }
-
-async function serve (t: Test, options: Partial<MCPPluginOptions>): Promise<{ app: FastifyInstance, base: string }> {
-  const app = Fastify({ forceCloseConnections: true })
-  t.teardown(() => app.close())
-  await app.register(mcp, { name: 'quota', version: '1.0.0', ...options })
-  return { app, base: await app.listen({ port: 0, host: '127.0.0.1' }) }
-}
 
 interface Answer { status: number, headers: Record<string, string | string[] | undefined>, body: string }
 
@@ -101,7 +95,7 @@ t.test('with auth the share is per identity, whatever the address, across both t
   refusedStream.destroy()
   t.equal((await init(base, bearer(jwt('bob')))).status, 200, 'bob, from the same address as alice, is not affected')
   stream.destroy()
-  await waitFor(() => app.mcp.sessionCount === 2, 5000, 'her stream to close')
+  await until(() => app.mcp.sessionCount === 2, { timeoutMs: 5000, what: 'her stream to close' })
   t.equal((await init(base, alice)).status, 200, 'her closed stream freed its slot')
 })
 
@@ -111,7 +105,7 @@ t.test('a session whose client never comes back after initialize expires after s
   const kept = sessionOf(await init(base))
   t.equal((await post(`${base}/mcp`, initialized, { 'mcp-session-id': kept })).status, 202, 'this client comes back')
   assertQuotaRefusal(t, await init(base), 'both slots taken')
-  await waitFor(() => app.mcp.sessionCount === 1, 15_000, 'the abandoned session to expire')
+  await until(() => app.mcp.sessionCount === 1, { timeoutMs: 15_000, what: 'the abandoned session to expire' })
   t.equal((await post(`${base}/mcp`, ping, { 'mcp-session-id': abandoned })).status, 404, 'the abandoned session is gone')
   t.equal((await post(`${base}/mcp`, ping, { 'mcp-session-id': kept })).status, 200, 'the established one lives on')
   t.equal((await init(base)).status, 200, 'and the slot is free again')

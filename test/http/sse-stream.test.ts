@@ -3,20 +3,14 @@ import { EventEmitter } from 'node:events'
 import { request as httpRequest, type ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { SseStream } from '../../src/transports/http/sse-stream.js'
-import { endpointOf, listeningCatalogApp, openRawStream, waitFor, type RawStream } from '../fixtures/http-app.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { endpointOf, openRawStream } from '../helpers/sse-raw.js'
+import { sleep, until } from '../helpers/wait.js'
 
 const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }
 
 async function post (app: FastifyInstance, url: string, message: unknown): Promise<number> {
   return (await app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: message as object })).statusCode
-}
-
-/** Frames until one satisfies `match`. */
-async function nextMatching (stream: RawStream, match: (frame: string) => boolean): Promise<string> {
-  for (;;) {
-    const frame = await stream.next()
-    if (match(frame)) return frame
-  }
 }
 
 t.test('the stream: headers, the endpoint event first, then messages as `message` events', async (t) => {
@@ -44,7 +38,7 @@ t.test('the stream: headers, the endpoint event first, then messages as `message
   t.equal(await post(app, messages, { jsonrpc: '2.0', method: 'notifications/initialized' }), 202, 'notifications are accepted')
   t.equal(await post(app, messages, { jsonrpc: '2.0', id: 'srv-1', result: {} }), 202, 'so are responses to server requests')
   t.equal(await post(app, messages, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } }), 202)
-  const sum = JSON.parse((await nextMatching(stream, (frame) => frame.includes('"id":2'))).split('data: ')[1]!)
+  const sum = JSON.parse((await stream.nextMatching((frame) => frame.includes('"id":2'))).split('data: ')[1]!)
   t.same(sum.result.content, [{ type: 'text', text: '3' }])
 })
 
@@ -67,7 +61,7 @@ t.test('a session idle longer than idleTimeoutMs is closed and its stream ended'
   const ended = new Promise<void>((resolve) => stream.response.once('end', resolve))
   // Activity keeps it alive past the timeout...
   for (let i = 0; i < 8; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 60))
+    await sleep(60)
     t.equal(await post(app, messages, { jsonrpc: '2.0', method: 'notifications/initialized' }), 202)
   }
   t.equal(app.mcp.sessionCount, 1, 'still open after ~480 ms of activity')
@@ -85,30 +79,32 @@ t.test('a session with a request in flight is not idle', async (t) => {
   const messages = endpointOf(await stream.next())
   t.equal(await post(app, messages, initialize), 202)
   t.equal(await post(app, messages, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'wait_for_abort', arguments: { tag: 'idle-inflight' } } }), 202)
-  await new Promise((resolve) => setTimeout(resolve, 400))
+  await sleep(400)
   t.equal(app.mcp.sessionCount, 1, 'a long call keeps its session')
   await post(app, messages, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } })
-  await waitFor(() => app.mcp.sessionCount === 0, 3000, 'the idle sweep after the call ended')
+  await until(() => app.mcp.sessionCount === 0, { timeoutMs: 3000, what: 'the idle sweep after the call ended' })
   t.pass('closed once the call was over')
 })
 
 t.test('a client gone before its stream opens leaves no session behind', async (t) => {
   let reached!: () => void
   const handlerReached = new Promise<void>((resolve) => { reached = resolve })
-  const { app, base } = await listeningCatalogApp(t, {}, (app) => {
+  const { app, base } = await listeningCatalogApp(t, {}, {
+    before: (app) => {
     // An app-wide hook slow enough for the client to give up first.
-    app.addHook('onRequest', async (request) => {
-      if (request.url !== '/sse') return
-      await new Promise((resolve) => setTimeout(resolve, 150))
-      setImmediate(reached)
-    })
+      app.addHook('onRequest', async (request) => {
+        if (request.url !== '/sse') return
+        await sleep(150)
+        setImmediate(reached)
+      })
+    }
   })
   const request = httpRequest(`${base}/sse`)
   request.on('error', () => {})
   request.end()
   setTimeout(() => request.destroy(), 20)
   await handlerReached
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  await sleep(50)
   t.equal(app.mcp.sessionCount, 0, 'no session was opened for a closed socket')
 })
 

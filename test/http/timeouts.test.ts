@@ -2,10 +2,10 @@
 // (one byte a second kept a connection open forever under Fastify's requestTimeout 0), while
 // event streams, whose requests are complete, stay open for as long as the client reads them.
 import type { Socket } from 'node:net'
-import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { MCPServer } from '../../src/index.js'
 import { openSocket } from '../helpers/raw-socket.js'
+import { sleep } from '../helpers/wait.js'
 
 /** Resolves with what the server sent once it closes the connection; rejects after `capMs`. */
 async function closedBy (socket: Socket, capMs: number): Promise<string> {

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks'
 import t, { type Test } from 'tap'
-import Fastify from 'fastify'
-import mcp, { MCPServer, type MCPPluginOptions } from '../../src/index.js'
+import { MCPServer, type MCPPluginOptions } from '../../src/index.js'
 import { connectStreamable } from '../helpers/clients.js'
 import { rpcError } from '../helpers/rpc-error.js'
+import { serve } from '../helpers/serve.js'
 
 // Issue 10, defect 1, over real sockets with the official SDK client: a URI built to make the
 // old backtracking template matcher try every split no longer blocks the server, a URI longer
@@ -11,20 +11,19 @@ import { rpcError } from '../helpers/rpc-error.js'
 
 const MiB = 1024 * 1024
 
-async function serve (t: Test, options: Partial<MCPPluginOptions> = {}) {
-  const app = Fastify({ forceCloseConnections: true, bodyLimit: 16 * MiB })
-  t.teardown(() => app.close())
-  await app.register(mcp, { name: 'uris', version: '1.0.0', ...options })
-  app.mcp.resource({ uri: 'db://{schema}.{table}', name: 'table', complete: { schema: () => ['public'] } },
-    async (uri, ctx) => ({ contents: [{ uri, text: `${ctx.params.schema}|${ctx.params.table}` }] }))
-  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+/** The app with the `db://{schema}.{table}` template (Fastify's bodyLimit 16 MiB), and an SDK client connected to it. */
+async function templateApp (t: Test, options: Partial<MCPPluginOptions> = {}) {
+  const { app, base } = await serve(t, { name: 'uris', version: '1.0.0', ...options }, (app) => {
+    app.mcp.resource({ uri: 'db://{schema}.{table}', name: 'table', complete: { schema: () => ['public'] } },
+      async (uri, ctx) => ({ contents: [{ uri, text: `${ctx.params.schema}|${ctx.params.table}` }] }))
+  }, { fastify: { bodyLimit: 16 * MiB } })
   const { client } = await connectStreamable(`${base}/mcp`)
   t.teardown(() => client.close())
   return { app, base, client }
 }
 
 t.test('a URI over maxUriBytes (8192 by default) is refused with -32602 on every method that takes one', async (t) => {
-  const { client } = await serve(t)
+  const { client } = await templateApp(t)
   const atLimit = 'db://' + 'a'.repeat(8192 - 'db://'.length - 2) + '.b'
   const read = await client.readResource({ uri: atLimit })
   t.equal((read.contents[0] as { text: string }).text.length, 8192 - 'db://'.length, 'a URI of exactly 8192 bytes is served')
@@ -42,7 +41,7 @@ t.test('a URI over maxUriBytes (8192 by default) is refused with -32602 on every
 })
 
 t.test('the worst template shape over the wire: multi-megabyte URIs, work linear in their length', async (t) => {
-  const { client } = await serve(t, { maxUriBytes: 8 * MiB, bodyLimit: 16 * MiB })
+  const { client } = await templateApp(t, { maxUriBytes: 8 * MiB, bodyLimit: 16 * MiB })
   // The issue's URI: every dot is a candidate split for {schema}.{table}, and "/" ends the
   // match only at the very end. A backtracking matcher spent ~5 s on 100,000 dots.
   const worst = (size: number): string => 'db://' + '.'.repeat(size) + '/'

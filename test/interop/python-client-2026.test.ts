@@ -6,11 +6,10 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t, { type Test } from 'tap'
-import Fastify from 'fastify'
-import mcp from '../../src/index.js'
 import { PIXEL_PNG } from '../fixtures/catalog.js'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { fixture } from '../helpers/clients.js'
+import { listeningCatalogApp, serve } from '../helpers/serve.js'
+import { sleep } from '../helpers/wait.js'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -65,33 +64,31 @@ t.test('over stdio, the server in a child process', async (t) => {
 
 t.test('a listen stream and tasks: list_changed and a resource update heard, a task polled to completion, one cancelled', async (t) => {
   const interpreter = await python()
-  const app = Fastify({ forceCloseConnections: true })
-  t.teardown(() => app.close())
-  await app.register(mcp, { name: 'python-listen-tasks', version: '1.0.0' })
-  app.mcp.resource({ uri: 'docs://readme', name: 'readme' }, async (uri) => ({ contents: [{ uri, text: 'hello' }] }))
-  // Called by the client while its listen stream is open: a new tool, and the readme changed.
-  app.mcp.tool({ name: 'touch' }, async () => {
-    app.mcp.tool({ name: 'touched' }, async () => ({ content: [] }))
-    app.mcp.notifyResourceUpdated('docs://readme')
-    return { content: [{ type: 'text', text: 'touched' }] }
-  })
-  app.mcp.tool({
-    name: 'slow_sum',
-    inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-    execution: { taskSupport: 'optional' }
-  }, async (args) => {
-    const { a, b } = args as { a: number, b: number }
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    return { content: [{ type: 'text', text: String(a + b) }] }
-  })
   let cancelled = false
-  app.mcp.tool({ name: 'cancel_forever', execution: { taskSupport: 'required' } }, async (_args, ctx) => {
-    await new Promise((_resolve, reject) => {
-      ctx.signal.addEventListener('abort', () => { cancelled = true; reject(ctx.signal.reason) }, { once: true })
+  const { app, base } = await serve(t, { name: 'python-listen-tasks', version: '1.0.0' }, (app) => {
+    app.mcp.resource({ uri: 'docs://readme', name: 'readme' }, async (uri) => ({ contents: [{ uri, text: 'hello' }] }))
+    // Called by the client while its listen stream is open: a new tool, and the readme changed.
+    app.mcp.tool({ name: 'touch' }, async () => {
+      app.mcp.tool({ name: 'touched' }, async () => ({ content: [] }))
+      app.mcp.notifyResourceUpdated('docs://readme')
+      return { content: [{ type: 'text', text: 'touched' }] }
     })
-    return { content: [] }
+    app.mcp.tool({
+      name: 'slow_sum',
+      inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      execution: { taskSupport: 'optional' }
+    }, async (args) => {
+      const { a, b } = args as { a: number, b: number }
+      await sleep(20)
+      return { content: [{ type: 'text', text: String(a + b) }] }
+    })
+    app.mcp.tool({ name: 'cancel_forever', execution: { taskSupport: 'required' } }, async (_args, ctx) => {
+      await new Promise((_resolve, reject) => {
+        ctx.signal.addEventListener('abort', () => { cancelled = true; reject(ctx.signal.reason) }, { once: true })
+      })
+      return { content: [] }
+    })
   })
-  const base = await app.listen({ port: 0, host: '127.0.0.1' })
   const { stdout } = await run(interpreter, [listenTasksScript, `${base}/mcp`], { timeout: 120_000 })
   const report = JSON.parse(stdout) as Record<string, unknown>
   t.equal(report.protocolVersion, '2026-07-28')

@@ -6,8 +6,8 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { exchange } from '../helpers/raw-socket.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -23,10 +23,12 @@ async function python (): Promise<string> {
 t.test('the Python SDK ends its session with DELETE, and the server ends it', async (t) => {
   const interpreter = await python()
   const seen: Array<{ method: string, status: number, contentType: string | undefined }> = []
-  const { app, base } = await listeningCatalogApp(t, {}, (app) => {
-    app.addHook('onResponse', async (request, reply) => {
-      seen.push({ method: request.method, status: reply.statusCode, contentType: request.headers['content-type'] })
-    })
+  const { app, base } = await listeningCatalogApp(t, {}, {
+    before: (app) => {
+      app.addHook('onResponse', async (request, reply) => {
+        seen.push({ method: request.method, status: reply.statusCode, contentType: request.headers['content-type'] })
+      })
+    }
   })
   const { stdout } = await run(interpreter, [fileURLToPath(new URL('../fixtures/python_client.py', import.meta.url)), `${base}/mcp`],
     { timeout: 60_000 })

@@ -6,8 +6,8 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { registerSamplingTools, registerSurveyTool } from '../fixtures/sampling.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -18,11 +18,13 @@ t.setTimeout(600_000)
 t.test('Python mcp 2.x in auto mode stays on 2026-07-28 and answers through MRTR', async (t) => {
   const { stdout: venv } = await run('bash', ['scripts/python-client-env.sh'], { cwd: root, timeout: 540_000 })
   const methods: string[] = []
-  const { app, base } = await listeningCatalogApp(t, {}, (app) => {
-    app.addHook('preHandler', async (request) => {
-      const body = request.body as { method?: unknown } | undefined
-      if (request.method === 'POST' && typeof body?.method === 'string') methods.push(body.method)
-    })
+  const { app, base } = await listeningCatalogApp(t, {}, {
+    before: (app) => {
+      app.addHook('preHandler', async (request) => {
+        const body = request.body as { method?: unknown } | undefined
+        if (request.method === 'POST' && typeof body?.method === 'string') methods.push(body.method)
+      })
+    }
   })
   registerSamplingTools(app.mcp)
   registerSurveyTool(app.mcp)

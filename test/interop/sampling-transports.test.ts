@@ -2,8 +2,8 @@ import t, { type Test } from 'tap'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { connectSse, connectStdio, connectStreamable } from '../helpers/clients.js'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { registerSamplingTools } from '../fixtures/sampling.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
 
 const CAPABILITIES = { sampling: {}, elicitation: {} }
 

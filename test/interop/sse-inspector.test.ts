@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
 
 // The MCP Inspector's CLI as a second, independent client. It needs Node >= 22.19:
 // tools/ (installed on first use by `npm run tools` or `npm run conformance`) ships one, kept out of the root

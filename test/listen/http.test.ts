@@ -5,9 +5,10 @@
 import { connect } from 'node:net'
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { catalogApp, listeningCatalogApp, waitFor } from '../fixtures/http-app.js'
-import { BOTH, messageOf, openSession, raw, type RawReply } from '../fixtures/streamable-raw.js'
+import { BOTH, messageOf, openSession, raw, type RawReply } from '../helpers/streamable-raw.js'
 import { headersFor, modern } from '../helpers/modern.js'
+import { catalogApp, listeningCatalogApp } from '../helpers/serve.js'
+import { until } from '../helpers/wait.js'
 
 const SUB = 'io.modelcontextprotocol/subscriptionId'
 const KEY_A = 'listen-key-aaaaaaaaaaaaaaaa'
@@ -93,7 +94,7 @@ t.test('closing the stream frees it; the overall bound refuses more until then',
   t.equal(refused.status, 200)
   t.match(JSON.parse(await refused.text()), { jsonrpc: '2.0', id: 'b', error: { code: -32603, data: { limit: 'maxStreams', max: 1 } } })
   first.destroy()
-  await waitFor(() => openStreams(app) === 0, 5000, 'the closed stream to be freed')
+  await until(() => openStreams(app) === 0, { timeoutMs: 5000, what: 'the closed stream to be freed' })
   const again = await listen(base, 'c', { toolsListChanged: true })
   t.equal(messageOf(await again.next()).method, 'notifications/subscriptions/acknowledged', 'the freed slot is usable')
   again.destroy()
@@ -165,7 +166,7 @@ t.test('a client that stops reading is cut off and its stream freed', async (t) 
   const headers = Object.entries(headersFor(listenBody('slow', {}))).map(([name, value]) => `${name}: ${value}`).join('\r\n')
   socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n${headers}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
   socket.pause()
-  await waitFor(() => openStreams(app) === 1, 5000, 'the stream to open')
+  await until(() => openStreams(app) === 1, { timeoutMs: 5000, what: 'the stream to open' })
   for (let i = 0; i < 20000 && openStreams(app) === 1; i++) {
     app.mcp.notifyResourceUpdated(uri)
     if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve))

@@ -5,8 +5,9 @@ import t from 'tap'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { FastifyInstance } from 'fastify'
-import { listeningCatalogApp, waitFor } from '../fixtures/http-app.js'
 import { fixture } from '../helpers/clients.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { until } from '../helpers/wait.js'
 
 // A generous probe timeout: a stdio fixture compiles its TypeScript on start, slowly on a busy machine.
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' }, probe: { timeoutMs: 240_000 } } } as const
@@ -46,12 +47,12 @@ t.test('Streamable HTTP: listen, receive changes, close one stream, see the shut
   app.mcp.tool({ name: 'added_later' }, async () => ({ content: [] }))
   app.mcp.notifyResourceUpdated('docs://readme')
   app.mcp.prompt({ name: 'p_later' }, async () => ({ messages: [] }))
-  await waitFor(() => seen.tools === 1 && seen.updated.length === 1 && seen.prompts === 1, 10000, 'the three changes')
+  await until(() => seen.tools === 1 && seen.updated.length === 1 && seen.prompts === 1, { timeoutMs: 10000, what: 'the three changes' })
   t.same(seen.updated, ['docs://readme'])
 
   await prompts.close()
   t.equal(await prompts.closed, 'local')
-  await waitFor(() => openStreams(app) === 1, 10000, 'the closed stream to be freed on the server')
+  await until(() => openStreams(app) === 1, { timeoutMs: 10000, what: 'the closed stream to be freed on the server' })
   const tools = await client.listTools()
   t.ok(tools.tools.some((tool) => tool.name === 'added_later'), 'ordinary requests go on beside the stream')
 
@@ -75,7 +76,7 @@ t.test('stdio: listen, receive changes, then the server stops: graceful', async 
   const touched = await client.callTool({ name: 'touch', arguments: {} })
   t.same(touched.content, [{ type: 'text', text: '1' }])
   await client.callTool({ name: 'add_tool', arguments: {} })
-  await waitFor(() => seen.tools === 1 && seen.updated.length === 1, 10000, 'both changes')
+  await until(() => seen.tools === 1 && seen.updated.length === 1, { timeoutMs: 10000, what: 'both changes' })
 
   const second = await client.listen({ resourceSubscriptions: ['notes://today'] })
   t.same((await client.callTool({ name: 'touch', arguments: {} })).content, [{ type: 'text', text: '2' }], 'two streams listen')

@@ -1,59 +1,21 @@
 // subscriptions/listen on stdio, with the server as a real child process: notifications flow on
 // stdout beside other answers, demultiplexed by subscription id; notifications/cancelled frees a
 // stream; shutdown and a closed stdin end the others with the result, then notifications/cancelled.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { createInterface } from 'node:readline'
-import t, { type Test } from 'tap'
-import { fixture } from '../helpers/clients.js'
+import t from 'tap'
 import { modern } from '../helpers/modern.js'
+import { spawnStdioFixture } from '../helpers/stdio-child.js'
 
 const SUB = 'io.modelcontextprotocol/subscriptionId'
 
 // Three child processes that compile on start: more than the default per-file budget on a busy machine.
 t.setTimeout(480_000)
 
-interface Child {
-  process: ChildProcessWithoutNullStreams
-  send: (message: unknown) => void
-  /** The next message matching `match` (earlier non-matching ones stay queued). */
-  next: (match?: (message: any) => boolean) => Promise<any>
-  /** Every message received so far and not taken. */
-  readonly queued: any[]
-  exited: Promise<number | null>
-}
-
-function start (t: Test): Child {
-  const child = spawn(process.execPath, [...process.execArgv, fixture('stdio-listen-server.ts')], { stdio: ['pipe', 'pipe', 'pipe'] })
-  t.teardown(() => { child.kill() })
-  const queued: any[] = []
-  const waiters: Array<{ match: (message: any) => boolean, resolve: (message: any) => void }> = []
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const message = JSON.parse(line)
-    const index = waiters.findIndex((waiter) => waiter.match(message))
-    if (index === -1) queued.push(message)
-    else waiters.splice(index, 1)[0]!.resolve(message)
-  })
-  child.stderr.resume()
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
-  return {
-    process: child,
-    queued,
-    exited,
-    send: (message) => { child.stdin.write(JSON.stringify(message) + '\n') },
-    next: async (match = () => true) => {
-      const index = queued.findIndex(match)
-      if (index !== -1) return queued.splice(index, 1)[0]
-      return await new Promise((resolve) => waiters.push({ match, resolve }))
-    }
-  }
-}
-
 const of = (id: unknown) => (message: any): boolean => message.params?._meta?.[SUB] === id || message.result?._meta?.[SUB] === id
 const answerTo = (id: unknown) => (message: any): boolean => message.id === id && message.method === undefined
 const call = (id: number, name: string) => modern(id, 'tools/call', { name, arguments: {} })
 
 t.test('streams on one stdout, told apart by subscription id; a cancel frees one', async (t) => {
-  const child = start(t)
+  const child = spawnStdioFixture(t, 'stdio-listen-server.ts')
   child.send(modern('tools', 'subscriptions/listen', { notifications: { toolsListChanged: true } }))
   child.send(modern('notes', 'subscriptions/listen', { notifications: { resourceSubscriptions: ['notes://today', 'notes://never'] } }))
   t.same(await child.next(of('tools')), {
@@ -87,7 +49,7 @@ t.test('streams on one stdout, told apart by subscription id; a cancel frees one
 })
 
 t.test('closing stdin ends open streams gracefully and lets the process exit', async (t) => {
-  const child = start(t)
+  const child = spawnStdioFixture(t, 'stdio-listen-server.ts')
   child.send(modern(1, 'subscriptions/listen', { notifications: { promptsListChanged: true } }))
   await child.next(of(1))
   child.process.stdin.end()
@@ -97,7 +59,7 @@ t.test('closing stdin ends open streams gracefully and lets the process exit', a
 })
 
 t.test('many listeners on one stdio channel', async (t) => {
-  const child = start(t)
+  const child = spawnStdioFixture(t, 'stdio-listen-server.ts')
   for (let i = 0; i < 8; i++) child.send(modern(`l${i}`, 'subscriptions/listen', { notifications: { toolsListChanged: true } }))
   for (let i = 0; i < 8; i++) await child.next(of(`l${i}`))
   child.send(modern('over', 'subscriptions/listen', { notifications: { toolsListChanged: true } }))

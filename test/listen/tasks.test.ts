@@ -3,30 +3,24 @@
 // answer; other principals' tasks are left out of the acknowledgement; the extension is required.
 // And: a change reaching many listen streams is serialized once, not once per stream.
 import t, { type Test } from 'tap'
-import Fastify from 'fastify'
-import mcp from '../../src/index.js'
-import { messageOf, raw, type RawReply } from '../fixtures/streamable-raw.js'
-import { headersFor, modern, sseMessages } from '../helpers/modern.js'
+import type { MCPPluginOptions } from '../../src/index.js'
+import { headersFor, modern, postModern } from '../helpers/modern.js'
+import { serve } from '../helpers/serve.js'
+import { messageOf, raw, type RawReply } from '../helpers/streamable-raw.js'
+import { poll } from '../helpers/wait.js'
 
 const SUB = 'io.modelcontextprotocol/subscriptionId'
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} }
 const KEY_A = 'tasks-listen-key-aaaaaaaaaaaa'
 const KEY_B = 'tasks-listen-key-bbbbbbbbbbbb'
 
-async function serve (t: Test, options: Record<string, unknown> = {}) {
-  const app = Fastify({ forceCloseConnections: true })
-  t.teardown(() => app.close())
-  await app.register(mcp, { name: 'listen-tasks', version: '1.0.0', ...options })
-  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+/** The app, and a 2026-07-28 client of the Tasks extension: `rpc` answers one request, `listen` opens a stream. */
+async function tasksApp (t: Test, options: Partial<MCPPluginOptions> = {}) {
+  const { app, base } = await serve(t, { name: 'listen-tasks', version: '1.0.0', ...options })
   let nextId = 1
   const caps = (capabilities: Record<string, unknown>): Record<string, unknown> => ({ 'io.modelcontextprotocol/clientCapabilities': capabilities })
   async function rpc (method: string, params: Record<string, unknown>, headers: Record<string, string> = {}, capabilities: Record<string, unknown> = TASKS): Promise<any> {
-    const body = modern(nextId++, method, params, caps(capabilities))
-    const all = { ...headersFor(body), ...headers }
-    if (method.startsWith('tasks/')) all['mcp-name'] = String(params.taskId)
-    const response = await fetch(`${base}/mcp`, { method: 'POST', headers: all, body: JSON.stringify(body) })
-    const text = await response.text()
-    return response.headers.get('content-type')?.includes('text/event-stream') === true ? sseMessages(text).pop() : JSON.parse(text)
+    return (await postModern(`${base}/mcp`, modern(nextId++, method, params, caps(capabilities)), headers)).body
   }
   async function listen (id: string | number, notifications: unknown, headers: Record<string, string> = {}, capabilities: Record<string, unknown> = TASKS): Promise<RawReply> {
     const body = modern(id, 'subscriptions/listen', { notifications }, caps(capabilities))
@@ -36,7 +30,7 @@ async function serve (t: Test, options: Record<string, unknown> = {}) {
 }
 
 t.test('a listen stream hears notifications/tasks for the tasks it lists, through to the result', async (t) => {
-  const { app, rpc, listen } = await serve(t)
+  const { app, rpc, listen } = await tasksApp(t)
   let release!: () => void
   const gate = new Promise<void>((resolve) => { release = resolve })
   app.mcp.tool({ name: 'job', execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
@@ -56,9 +50,7 @@ t.test('a listen stream hears notifications/tasks for the tasks it lists, throug
   }, 'only the task that exists for this caller is acknowledged')
 
   // The task may have reached input_required before the stream opened: poll until it has, then answer.
-  let task: any
-  do task = (await rpc('tasks/get', { taskId })).result
-  while (task.status !== 'input_required')
+  const task = await poll(async () => (await rpc('tasks/get', { taskId })).result, (task) => task.status === 'input_required', { what: 'input_required' })
   const key = Object.keys(task.inputRequests)[0] as string
   await rpc('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: {} } } })
   // input_required may have been announced too, if it came after the stream opened: with its requests.
@@ -81,7 +73,7 @@ t.test('a listen stream hears notifications/tasks for the tasks it lists, throug
 })
 
 t.test('a cancelled task is announced; another principal\'s task is never acknowledged', async (t) => {
-  const { app, rpc, listen } = await serve(t, { auth: { type: 'apikey', options: { keys: [KEY_A, KEY_B] } } })
+  const { app, rpc, listen } = await tasksApp(t, { auth: { type: 'apikey', options: { keys: [KEY_A, KEY_B] } } })
   app.mcp.tool({ name: 'forever', execution: { taskSupport: 'required' } }, async (_args, ctx) => {
     await new Promise((_resolve, reject) => { ctx.signal.addEventListener('abort', () => { reject(ctx.signal.reason) }, { once: true }) })
     return { content: [] }
@@ -104,7 +96,7 @@ t.test('a cancelled task is announced; another principal\'s task is never acknow
 })
 
 t.test('taskIds need the Tasks extension (-32021) and a well-formed, bounded list (-32602)', async (t) => {
-  const { rpc } = await serve(t, { tasks: { maxTasksPerPrincipal: 2 } })
+  const { rpc } = await tasksApp(t, { tasks: { maxTasksPerPrincipal: 2 } })
   const listenRpc = async (notifications: unknown, capabilities: Record<string, unknown> = TASKS): Promise<any> =>
     await rpc('subscriptions/listen', { notifications }, {}, capabilities)
   const missing = await listenRpc({ taskIds: ['x'] }, {})
@@ -120,7 +112,7 @@ t.test('taskIds need the Tasks extension (-32021) and a well-formed, bounded lis
 })
 
 t.test('a change to many listen streams is serialized once, each stream with its own subscription id', async (t) => {
-  const { app, listen } = await serve(t)
+  const { app, listen } = await tasksApp(t)
   app.mcp.resource({ uri: 'docs://hot', name: 'hot' }, async (uri) => ({ contents: [{ uri, text: 'x' }] }))
   const streams = await Promise.all(['s1', 's2', 7].map(async (id) => await listen(id, { resourceSubscriptions: ['docs://hot'] })))
   for (const stream of streams) await stream.next()

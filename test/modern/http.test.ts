@@ -5,16 +5,13 @@ import { request as httpRequest } from 'node:http'
 import t from 'tap'
 import { MissingCapabilityError } from '../../src/protocol/modern/errors.js'
 import { probes } from '../fixtures/catalog.js'
-import { catalogApp, listeningCatalogApp } from '../fixtures/http-app.js'
 import { connectStreamable } from '../helpers/clients.js'
-import { MODERN, base64Header, headersFor, meta, modern, sseMessages } from '../helpers/modern.js'
 import type { FastifyInstance } from 'fastify'
+import { catalogApp, listeningCatalogApp } from '../helpers/serve.js'
+import { sleep, until } from '../helpers/wait.js'
+import { base64Header, headersFor, injectModern, meta, MODERN, modern, sseMessages } from '../helpers/modern.js'
 
 const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']
-
-async function post (app: FastifyInstance, body: Record<string, unknown>, overrides: Record<string, string | undefined> = {}) {
-  return await app.inject({ method: 'POST', url: '/mcp', headers: headersFor(body, overrides), payload: body })
-}
 
 /** Tools only these tests need, registered on a catalog app. */
 function addModernTools (app: FastifyInstance): void {
@@ -43,7 +40,7 @@ function addModernTools (app: FastifyInstance): void {
 
 t.test('server/discover: versions (legacy ones too), capabilities, instructions, identity, caching; no session', async (t) => {
   const app = await catalogApp(t, { instructions: 'Use add for sums.' })
-  const reply = await post(app, modern(1, 'server/discover'))
+  const reply = await injectModern(app, modern(1, 'server/discover'))
   t.equal(reply.statusCode, 200)
   t.match(reply.headers['content-type'], /^application\/json/)
   t.notOk(reply.headers['mcp-session-id'], 'no session id on a modern answer')
@@ -62,7 +59,7 @@ t.test('server/discover: versions (legacy ones too), capabilities, instructions,
     }
   })
   t.equal(app.mcp.sessionCount, 0, 'a modern request opens no session')
-  const noInfo = await post(app, { jsonrpc: '2.0', id: 2, method: 'server/discover', params: { _meta: meta({ 'io.modelcontextprotocol/clientInfo': undefined }) } })
+  const noInfo = await injectModern(app, { jsonrpc: '2.0', id: 2, method: 'server/discover', params: { _meta: meta({ 'io.modelcontextprotocol/clientInfo': undefined }) } })
   t.equal(noInfo.statusCode, 200, 'clientInfo is optional')
 })
 
@@ -78,11 +75,11 @@ t.test('rung 1, bad _meta: 400 and -32602 with the request id', async (t) => {
     ['an unknown log level', modern('g', 'tools/list', {}, { 'io.modelcontextprotocol/logLevel': 'verbose' })]
   ]
   for (const [name, body] of cases) {
-    const reply = await post(app, body)
+    const reply = await injectModern(app, body)
     t.equal(reply.statusCode, 400, name)
     t.match(reply.json(), { jsonrpc: '2.0', id: body.id, error: { code: -32602, message: /^Invalid params/ } }, name)
   }
-  t.equal((await post(app, modern(9, 'tools/list'))).statusCode, 200, 'the server keeps serving')
+  t.equal((await injectModern(app, modern(9, 'tools/list'))).statusCode, 200, 'the server keeps serving')
 })
 
 t.test('rung 2, headers: 400 and -32020 when a header is missing or says something else than the body', async (t) => {
@@ -112,7 +109,7 @@ t.test('rung 2, headers: 400 and -32020 when a header is missing or says somethi
     ['initialize under a modern header', { jsonrpc: '2.0', id: 5, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }, {}]
   ]
   for (const [name, body, overrides] of cases) {
-    const reply = await post(app, body, overrides)
+    const reply = await injectModern(app, body, overrides)
     t.equal(reply.statusCode, 400, name)
     t.match(reply.json(), { jsonrpc: '2.0', id: body.id, error: { code: -32020, message: /^Header mismatch/ } }, name)
     t.notOk(reply.body.includes('echo_plain') || reply.body.includes('TOOLS/CALL'), `${name}: header values are not echoed`)
@@ -135,7 +132,7 @@ t.test('rung 2, headers that match: any case of the name, whitespace around valu
     ['no header for an absent or null parameter', modern(10, 'tools/call', { name: 'regional', arguments: { region: null } }), {}]
   ]
   for (const [name, body, overrides] of accepted) {
-    const reply = await post(app, body, overrides)
+    const reply = await injectModern(app, body, overrides)
     t.equal(reply.statusCode, 200, name)
     t.notOk('error' in reply.json(), `${name}: ${reply.body.slice(0, 200)}`)
   }
@@ -144,7 +141,7 @@ t.test('rung 2, headers that match: any case of the name, whitespace around valu
 t.test('rung 3, an unsupported version: 400 and -32022 listing every version served and echoing the request', async (t) => {
   const app = await catalogApp(t)
   const body = modern(11, 'tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': '1900-01-01' })
-  const reply = await post(app, body, { 'mcp-protocol-version': '1900-01-01' })
+  const reply = await injectModern(app, body, { 'mcp-protocol-version': '1900-01-01' })
   t.equal(reply.statusCode, 400)
   t.same(reply.json(), {
     jsonrpc: '2.0',
@@ -152,7 +149,7 @@ t.test('rung 3, an unsupported version: 400 and -32022 listing every version ser
     error: { code: -32022, message: 'Unsupported protocol version', data: { supported: [MODERN, ...LEGACY_VERSIONS], requested: '1900-01-01' } }
   })
   // A legacy version claimed in _meta is not a modern request either: the client must use initialize for it.
-  const legacy = await post(app, modern(12, 'tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' }), { 'mcp-protocol-version': '2025-11-25' })
+  const legacy = await injectModern(app, modern(12, 'tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' }), { 'mcp-protocol-version': '2025-11-25' })
   t.equal(legacy.statusCode, 400)
   t.match(legacy.json(), { id: 12, error: { code: -32022 } })
 })
@@ -160,7 +157,7 @@ t.test('rung 3, an unsupported version: 400 and -32022 listing every version ser
 t.test('rung 4, methods the revision removed or never had: 404 and -32601 with the id', async (t) => {
   const app = await catalogApp(t)
   for (const method of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'unknown/method', 'tasks/result']) {
-    const reply = await post(app, modern(method, method, method === 'logging/setLevel' ? { level: 'info' } : {}))
+    const reply = await injectModern(app, modern(method, method, method === 'logging/setLevel' ? { level: 'info' } : {}))
     t.equal(reply.statusCode, 404, method)
     t.match(reply.json(), { jsonrpc: '2.0', id: method, error: { code: -32601 } }, method)
   }
@@ -173,17 +170,17 @@ t.test('results carry resultType and serverInfo; the six cacheable methods carry
     ['tools/list', {}], ['prompts/list', {}], ['resources/list', {}], ['resources/templates/list', {}], ['resources/read', { uri: 'docs://readme' }], ['server/discover', {}]
   ]
   for (const [method, params] of cacheable) {
-    const result = (await post(app, modern(1, method, params))).json().result
+    const result = (await injectModern(app, modern(1, method, params))).json().result
     t.match(result, { resultType: 'complete', _meta: identity, ttlMs: 0, cacheScope: 'private' }, method)
   }
-  const structured = (await post(app, modern(2, 'tools/call', { name: 'weather', arguments: { city: 'Oslo' } }))).json().result
+  const structured = (await injectModern(app, modern(2, 'tools/call', { name: 'weather', arguments: { city: 'Oslo' } }))).json().result
   t.match(structured, { structuredContent: { city: 'Oslo', celsius: 21 }, resultType: 'complete', _meta: identity })
   t.notOk('ttlMs' in structured, 'tools/call is not cacheable')
-  const prompt = (await post(app, modern(3, 'prompts/get', { name: 'greet', arguments: { who: 'Ada' } }))).json().result
+  const prompt = (await injectModern(app, modern(3, 'prompts/get', { name: 'greet', arguments: { who: 'Ada' } }))).json().result
   t.match(prompt, { messages: [{ content: { text: 'Hello Ada' } }], resultType: 'complete', _meta: identity })
-  const completion = (await post(app, modern(4, 'completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'A' } }))).json().result
+  const completion = (await injectModern(app, modern(4, 'completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'A' } }))).json().result
   t.match(completion, { completion: { values: ['Ada', 'Alan'] }, resultType: 'complete' })
-  const toolError = (await post(app, modern(5, 'tools/call', { name: 'explode', arguments: {} }))).json().result
+  const toolError = (await injectModern(app, modern(5, 'tools/call', { name: 'explode', arguments: {} }))).json().result
   t.match(toolError, { isError: true, resultType: 'complete' }, 'a tool error is a complete result')
 
   // The legacy leg is untouched: no resultType, no cache fields.
@@ -195,15 +192,15 @@ t.test('results carry resultType and serverInfo; the six cacheable methods carry
 t.test('the cache option sets the hints, per method; handlers may set their own for resources/read', async (t) => {
   const app = await catalogApp(t, { cache: { ttlMs: 60_000, scope: 'public', methods: { 'resources/read': { ttlMs: 0, scope: 'private' }, 'tools/list': { ttlMs: 5000 } } } })
   app.mcp.resource({ uri: 'docs://fresh', name: 'fresh' }, async (uri) => ({ contents: [{ uri, text: 'x' }], ttlMs: 1234, cacheScope: 'public' }) as never)
-  t.match((await post(app, modern(1, 'tools/list'))).json().result, { ttlMs: 5000, cacheScope: 'public' })
-  t.match((await post(app, modern(2, 'prompts/list'))).json().result, { ttlMs: 60_000, cacheScope: 'public' })
-  t.match((await post(app, modern(3, 'resources/read', { uri: 'docs://readme' }))).json().result, { ttlMs: 0, cacheScope: 'private' })
-  t.match((await post(app, modern(4, 'resources/read', { uri: 'docs://fresh' }))).json().result, { ttlMs: 1234, cacheScope: 'public' })
+  t.match((await injectModern(app, modern(1, 'tools/list'))).json().result, { ttlMs: 5000, cacheScope: 'public' })
+  t.match((await injectModern(app, modern(2, 'prompts/list'))).json().result, { ttlMs: 60_000, cacheScope: 'public' })
+  t.match((await injectModern(app, modern(3, 'resources/read', { uri: 'docs://readme' }))).json().result, { ttlMs: 0, cacheScope: 'private' })
+  t.match((await injectModern(app, modern(4, 'resources/read', { uri: 'docs://fresh' }))).json().result, { ttlMs: 1234, cacheScope: 'public' })
 })
 
 t.test('an unknown resource is -32602 with its uri on 2026-07-28 (and still -32002 on a legacy session)', async (t) => {
   const app = await catalogApp(t)
-  const reply = await post(app, modern(1, 'resources/read', { uri: 'docs://missing' }))
+  const reply = await injectModern(app, modern(1, 'resources/read', { uri: 'docs://missing' }))
   t.equal(reply.statusCode, 200, 'a handler error is an ordinary answer')
   t.same(reply.json(), { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'Resource not found', data: { uri: 'docs://missing' } } })
 })
@@ -211,7 +208,7 @@ t.test('an unknown resource is -32602 with its uri on 2026-07-28 (and still -320
 t.test('-32021: a handler needing an undeclared capability; 400 with requiredCapabilities as a ClientCapabilities object', async (t) => {
   const app = await catalogApp(t)
   addModernTools(app)
-  const reply = await post(app, modern(1, 'tools/call', { name: 'needs_sampling', arguments: {} }))
+  const reply = await injectModern(app, modern(1, 'tools/call', { name: 'needs_sampling', arguments: {} }))
   t.equal(reply.statusCode, 400)
   t.same(reply.json(), { jsonrpc: '2.0', id: 1, error: { code: -32021, message: 'Missing required client capability: sampling', data: { requiredCapabilities: { sampling: {} } } } })
   t.equal(new MissingCapabilityError('elicitation', 'roots').code, -32021, 'the error class other features throw')
@@ -220,11 +217,11 @@ t.test('-32021: a handler needing an undeclared capability; 400 with requiredCap
 t.test('logs only when the request asks, at or above its level, on that request\'s stream; no event ids, no priming', async (t) => {
   const app = await catalogApp(t)
   addModernTools(app)
-  const silent = await post(app, modern(1, 'tools/call', { name: 'chatty', arguments: {} }))
+  const silent = await injectModern(app, modern(1, 'tools/call', { name: 'chatty', arguments: {} }))
   t.match(silent.headers['content-type'], /^application\/json/, 'no log, so nothing but the response: JSON')
   t.match(silent.json(), { id: 1, result: { content: [{ text: 'logged' }] } })
 
-  const asked = await post(app, modern(2, 'tools/call', { name: 'chatty', arguments: {} }, { 'io.modelcontextprotocol/logLevel': 'warning' }))
+  const asked = await injectModern(app, modern(2, 'tools/call', { name: 'chatty', arguments: {} }, { 'io.modelcontextprotocol/logLevel': 'warning' }))
   t.match(asked.headers['content-type'], /^text\/event-stream/)
   t.equal(asked.headers['x-accel-buffering'], 'no')
   t.notOk(asked.headers['mcp-session-id'])
@@ -233,10 +230,10 @@ t.test('logs only when the request asks, at or above its level, on that request\
   t.same(messages.filter((m) => m.method === 'notifications/message').map((m) => m.params.level), ['warning', 'error'])
   t.match(messages.at(-1), { id: 2, result: { resultType: 'complete' } })
 
-  const debug = sseMessages((await post(app, modern(3, 'tools/call', { name: 'chatty', arguments: {} }, { 'io.modelcontextprotocol/logLevel': 'debug' }))).body)
+  const debug = sseMessages((await injectModern(app, modern(3, 'tools/call', { name: 'chatty', arguments: {} }, { 'io.modelcontextprotocol/logLevel': 'debug' }))).body)
   t.equal(debug.filter((m) => m.method === 'notifications/message').length, 4)
 
-  const progress = sseMessages((await post(app, modern(4, 'tools/call', { name: 'progress', arguments: { steps: 2 } }, { progressToken: 'p1' }))).body)
+  const progress = sseMessages((await injectModern(app, modern(4, 'tools/call', { name: 'progress', arguments: { steps: 2 } }, { progressToken: 'p1' }))).body)
   t.same(progress.filter((m) => m.method === 'notifications/progress').map((m) => m.params.progress), [1, 2], 'progress needs no log level')
   t.notOk(progress.some((m) => m.method === 'notifications/message'), 'the info log of the progress tool stays unsent')
 })
@@ -251,7 +248,7 @@ t.test('closing the connection of a modern request cancels its handler (ctx.sign
   await new Promise<void>((resolve) => response.once('data', () => resolve()))
   response.destroy()
   req.destroy()
-  while (!probes.aborted.includes('modern-http')) await new Promise((resolve) => setTimeout(resolve, 10))
+  await until(() => probes.aborted.includes('modern-http'), { what: 'the handler to see its signal abort' })
   t.pass('the handler saw its signal abort')
 
   // The same for an answer still pending as JSON.
@@ -259,9 +256,9 @@ t.test('closing the connection of a modern request cancels its handler (ctx.sign
   const jsonOnly = httpRequest(`${base}/mcp`, { method: 'POST', headers: headersFor(quiet, { accept: 'application/json' }) })
   jsonOnly.on('error', () => {})
   jsonOnly.end(JSON.stringify(quiet))
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  await sleep(50)
   jsonOnly.destroy()
-  while (!probes.aborted.includes('modern-json')) await new Promise((resolve) => setTimeout(resolve, 10))
+  await until(() => probes.aborted.includes('modern-json'), { what: 'the handler to see its signal abort' })
   t.pass('a JSON answer nobody can read any more is cancelled too')
 })
 
@@ -285,10 +282,10 @@ t.test('every 2026-07-28 request is authenticated on its own; ctx.auth is that r
   const keys = ['key-one-0123456789abcdef', 'key-two-0123456789abcdef']
   const app = await catalogApp(t, { auth: { type: 'apikey', options: { keys } } })
   const call = modern(1, 'tools/call', { name: 'whoami', arguments: {} })
-  const refused = await post(app, call)
+  const refused = await injectModern(app, call)
   t.equal(refused.statusCode, 401, 'no credential, no answer')
-  const one = await post(app, call, { 'x-api-key': keys[0] })
-  const two = await post(app, call, { 'x-api-key': keys[1] })
+  const one = await injectModern(app, call, { 'x-api-key': keys[0] })
+  const two = await injectModern(app, call, { 'x-api-key': keys[1] })
   const subject = (reply: typeof one): string => JSON.parse(reply.json().result.content[0].text).subject
   t.match(subject(one), /^apikey:/)
   t.not(subject(one), subject(two), 'each request carries its own principal')
@@ -296,12 +293,12 @@ t.test('every 2026-07-28 request is authenticated on its own; ctx.auth is that r
 
 t.test('protocols: ["legacy"] serves only initialize clients; ["modern"] only 2026-07-28', async (t) => {
   const legacyOnly = await catalogApp(t, { protocols: ['legacy'] })
-  const claim = await post(legacyOnly, modern(1, 'server/discover'))
+  const claim = await injectModern(legacyOnly, modern(1, 'server/discover'))
   t.equal(claim.statusCode, 400, 'as before this revision existed')
   t.notOk(claim.json().error.code === -32022 || claim.json().error.code === -32601, 'no modern error: a dual-era client falls back')
 
   const modernOnly = await catalogApp(t, { protocols: ['modern'] })
-  t.same((await post(modernOnly, modern(2, 'server/discover'))).json().result.supportedVersions, [MODERN])
+  t.same((await injectModern(modernOnly, modern(2, 'server/discover'))).json().result.supportedVersions, [MODERN])
   const init = await modernOnly.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json' }, payload: { jsonrpc: '2.0', id: 3, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } } })
   t.equal(init.statusCode, 400)
   t.match(init.json(), { id: 3, error: { code: -32602 } })

@@ -4,13 +4,14 @@
 // (HTTP) / an error answer (stdio) with -32600 and the bound in data, and the server goes on.
 import { PassThrough } from 'node:stream'
 import t, { type Test } from 'tap'
-import Fastify from 'fastify'
-import mcp from '../../src/index.js'
+import type { MCPPluginOptions } from '../../src/index.js'
 import { McpCore } from '../../src/protocol/core.js'
 import { StdioRunner } from '../../src/transports/stdio/runner.js'
 import { connectStreamable } from '../helpers/clients.js'
-import { headersFor, modern } from '../helpers/modern.js'
-import { collectJsonLines } from '../helpers/json-lines.js'
+import { readJsonLines } from '../helpers/json-lines.js'
+import { modern, postModern } from '../helpers/modern.js'
+import { serve } from '../helpers/serve.js'
+import { until } from '../helpers/wait.js'
 
 const KEY_A = 'inflight-key-aaaaaaaaaaaaaaa'
 const KEY_B = 'inflight-key-bbbbbbbbbbbbbbb'
@@ -35,30 +36,24 @@ function gate () {
   }
 }
 
-async function until (condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5))
-}
-
-async function serve (t: Test, options: Record<string, unknown>) {
-  const app = Fastify({ forceCloseConnections: true })
-  t.teardown(() => app.close())
-  await app.register(mcp, { name: 'inflight', version: '1.0.0', maxInflightRequests: 2, ...options })
+/** The app with maxInflightRequests 2 and the `hold` tool; `call` makes one 2026-07-28 call of it (JSON only). */
+async function holdingApp (t: Test, options: Partial<MCPPluginOptions>) {
   const held = gate()
-  app.mcp.tool({ name: 'hold' }, held.tool)
-  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  const { app, base } = await serve(t, { name: 'inflight', version: '1.0.0', maxInflightRequests: 2, ...options }, (app) => {
+    app.mcp.tool({ name: 'hold' }, held.tool)
+  })
   let nextId = 1
   async function call (headers: Record<string, string> = {}): Promise<{ status: number, body: any }> {
-    const body = modern(nextId++, 'tools/call', { name: 'hold', arguments: {} })
-    const response = await fetch(`${base}/mcp`, { method: 'POST', headers: { ...headersFor(body), ...headers, accept: 'application/json' }, body: JSON.stringify(body) })
-    return { status: response.status, body: await response.json() }
+    const { status, body } = await postModern(`${base}/mcp`, modern(nextId++, 'tools/call', { name: 'hold', arguments: {} }), { ...headers, accept: 'application/json' })
+    return { status, body }
   }
   return { app, base, held, call }
 }
 
 t.test('HTTP without auth: a client (its address) holds at most maxInflightRequests modern requests', async (t) => {
-  const { base, held, call } = await serve(t, {})
+  const { base, held, call } = await holdingApp(t, {})
   const first = [call(), call()]
-  await until(() => held.waiting === 2)
+  await until(() => held.waiting === 2, { what: '2 held' })
   const refused = await call()
   t.equal(refused.status, 429)
   t.match(refused.body, { jsonrpc: '2.0', id: 3, error: { code: -32600, message: /Too many requests in flight for this client \(maxInflightRequests: 2\)/, data: { maxInflightRequests: 2 } } })
@@ -72,20 +67,20 @@ t.test('HTTP without auth: a client (its address) holds at most maxInflightReque
   for (const answer of await Promise.all(first)) t.match(answer, { status: 200, body: { result: { resultType: 'complete' } } })
   // The slots are free again.
   const again = call()
-  await until(() => held.waiting === 1)
+  await until(() => held.waiting === 1, { what: '1 held' })
   held.release()
   t.match(await again, { status: 200, body: { result: { content: [{ text: 'released' }] } } })
 })
 
 t.test('HTTP with auth: the bound is per principal; another principal is served', async (t) => {
-  const { held, call } = await serve(t, { auth: { type: 'apikey', options: { keys: [KEY_A, KEY_B] } } })
+  const { held, call } = await holdingApp(t, { auth: { type: 'apikey', options: { keys: [KEY_A, KEY_B] } } })
   const a = { 'x-api-key': KEY_A }
   const b = { 'x-api-key': KEY_B }
   const first = [call(a), call(a)]
-  await until(() => held.waiting === 2)
+  await until(() => held.waiting === 2, { what: '2 held' })
   t.equal((await call(a)).status, 429, 'A is at its bound')
   const fromB = call(b)
-  await until(() => held.waiting === 3)
+  await until(() => held.waiting === 3, { what: '3 held' })
   t.pass('B\'s request runs while A is at its bound')
   held.release()
   await Promise.all([...first, fromB])
@@ -100,17 +95,11 @@ t.test('stdio: the process\'s modern requests share the bound', async (t) => {
   const runner = new StdioRunner(core, { input, output, maxMessageBytes: 1 << 20 })
   runner.start()
   t.teardown(async () => { await runner.stop() })
-  const lines = collectJsonLines(output)
-  const answerTo = async (id: number): Promise<any> => {
-    for (;;) {
-      const found = lines.find((line) => line.id === id)
-      if (found !== undefined) return found
-      await new Promise((resolve) => setImmediate(resolve))
-    }
-  }
+  const lines = readJsonLines(output)
+  const answerTo = async (id: number): Promise<any> => await lines.next((line) => line.id === id)
   for (const id of [1, 2, 3]) input.write(JSON.stringify(modern(id, 'tools/call', { name: 'hold', arguments: {} })) + '\n')
   t.match(await answerTo(3), { id: 3, error: { code: -32600, data: { maxInflightRequests: 2 } } })
-  await until(() => held.waiting === 2)
+  await until(() => held.waiting === 2, { what: '2 held' })
   held.release()
   t.match(await answerTo(1), { id: 1, result: { resultType: 'complete' } })
   t.match(await answerTo(2), { id: 2, result: { resultType: 'complete' } })

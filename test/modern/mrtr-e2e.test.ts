@@ -8,10 +8,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '../../src/index.js'
-import { catalogApp, listeningCatalogApp } from '../fixtures/http-app.js'
 import { registerSamplingTools, registerSurveyTool } from '../fixtures/sampling.js'
 import { connectStreamable, fixture } from '../helpers/clients.js'
-import { headersFor, modern } from '../helpers/modern.js'
+import { catalogApp, listeningCatalogApp } from '../helpers/serve.js'
+import { injectModern, modern } from '../helpers/modern.js'
 
 const CAPABILITIES = { sampling: {}, elicitation: {}, roots: {} }
 const CAPS_META = { 'io.modelcontextprotocol/clientCapabilities': CAPABILITIES }
@@ -96,26 +96,22 @@ t.test('SDK v2 client pinned to 2026-07-28 over stdio: the same rounds', async (
   await exercise(t, client, asked)
 })
 
-async function post (app: FastifyInstance, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return await app.inject({ method: 'POST', url: '/mcp', headers: { ...headersFor(body), ...headers }, payload: body })
-}
-
 t.test('raw HTTP: input_required, the retry, -32021 as HTTP 400', async (t) => {
   const app = await catalogApp(t)
   registerSamplingTools(app.mcp)
-  const first = await post(app, modern(1, 'tools/call', { name: 'ask_user', arguments: { message: 'Who?' } }, CAPS_META))
+  const first = await injectModern(app, modern(1, 'tools/call', { name: 'ask_user', arguments: { message: 'Who?' } }, CAPS_META))
   t.equal(first.statusCode, 200)
   const { result } = first.json()
   t.equal(result.resultType, 'input_required')
   const [key] = Object.keys(result.inputRequests) as [string]
   t.match(result.inputRequests[key], { method: 'elicitation/create', params: { message: 'Who?' } })
   t.notOk(first.headers['mcp-session-id'])
-  const second = await post(app, modern(2, 'tools/call', {
+  const second = await injectModern(app, modern(2, 'tools/call', {
     name: 'ask_user', arguments: { message: 'Who?' }, inputResponses: { [key]: { action: 'accept', content: { name: 'Ada' } } }, requestState: result.requestState
   }, CAPS_META))
   t.match(second.json(), { id: 2, result: { resultType: 'complete', content: [{ type: 'text', text: 'user accept: {"name":"Ada"}' }] } })
 
-  const missing = await post(app, modern(3, 'tools/call', { name: 'ask_model', arguments: { question: 'q' } }))
+  const missing = await injectModern(app, modern(3, 'tools/call', { name: 'ask_model', arguments: { question: 'q' } }))
   t.equal(missing.statusCode, 400)
   t.same(missing.json(), { jsonrpc: '2.0', id: 3, error: { code: -32021, message: 'Missing required client capability: sampling', data: { requiredCapabilities: { sampling: {} } } } })
 })
@@ -139,7 +135,7 @@ t.test('raw HTTP: a requestState is refused from another principal, with other p
   }
   const alice = { 'x-api-key': KEYS[0] as string }
   const bob = { 'x-api-key': KEYS[1] as string }
-  const asked = await post(app, modern(1, 'tools/call', { name: 'pay', arguments: { amount: 10 } }, CAPS_META), alice)
+  const asked = await injectModern(app, modern(1, 'tools/call', { name: 'pay', arguments: { amount: 10 } }, CAPS_META), alice)
   const state = asked.json().result.requestState as string
   const retry = (amount: number, requestState: string) => modern(2, 'tools/call', { name: 'pay', arguments: { amount }, inputResponses: { confirm: { action: 'accept' } }, requestState }, CAPS_META)
 
@@ -150,13 +146,13 @@ t.test('raw HTTP: a requestState is refused from another principal, with other p
     ['a server with another key', stranger, retry(10, state), alice, /not issued for this request/]
   ]
   for (const [name, server, body, headers, message] of refusals) {
-    const reply = await post(server, body, headers)
+    const reply = await injectModern(server, body, headers)
     t.equal(reply.statusCode, 200, `${name}: an ordinary JSON-RPC error answer`)
     t.match(reply.json(), { id: 2, error: { code: -32602, message } }, name)
     t.notOk(reply.body.includes(SECRET) || reply.body.includes(KEYS[0] as string), `${name}: nothing secret in the answer`)
   }
-  t.match((await post(replica, retry(10, state), alice)).json(), { result: { content: [{ text: 'accept 10' }] } }, 'a replica with the same secret completes it')
-  t.match((await post(app, modern(3, 'tools/list', {}), alice)).json(), { result: { tools: [] } }, 'the server keeps serving')
+  t.match((await injectModern(replica, retry(10, state), alice)).json(), { result: { content: [{ text: 'accept 10' }] } }, 'a replica with the same secret completes it')
+  t.match((await injectModern(app, modern(3, 'tools/list', {}), alice)).json(), { result: { tools: [] } }, 'the server keeps serving')
   offset = 60_001
-  t.match((await post(app, retry(10, state), alice)).json(), { id: 2, error: { code: -32602, message: /expired/ } }, 'expired')
+  t.match((await injectModern(app, retry(10, state), alice)).json(), { id: 2, error: { code: -32602, message: /expired/ } }, 'expired')
 })

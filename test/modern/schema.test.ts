@@ -3,8 +3,8 @@
 // annotations checked once, at registration.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { catalogApp } from '../fixtures/http-app.js'
 import { headersFor, modern } from '../helpers/modern.js'
+import { catalogApp } from '../helpers/serve.js'
 
 const CONTACT = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',

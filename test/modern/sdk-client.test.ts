@@ -5,9 +5,9 @@
 import t from 'tap'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { fixture } from '../helpers/clients.js'
 import { runModernCatalog } from '../helpers/modern-catalog.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
 
 function pinnedClient (): Client {
   return new Client({ name: 'sdk-v2', version: '2.4.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })

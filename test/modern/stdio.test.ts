@@ -1,54 +1,21 @@
 // MCP 2026-07-28 on stdio, over a real child process: the era is pinned by the first message
 // (server/discover pins nothing), every rung of the ladder answers with the request's id, results are
 // shaped, logs follow the request's level, notifications/cancelled aborts a modern request.
-import { spawn } from 'node:child_process'
 import { PassThrough } from 'node:stream'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { McpCore } from '../../src/protocol/core.js'
 import { StdioRunner } from '../../src/transports/stdio/runner.js'
 import { registerCatalog } from '../fixtures/catalog.js'
-import { fixture } from '../helpers/clients.js'
+import { readJsonLines } from '../helpers/json-lines.js'
 import { MODERN, meta, modern } from '../helpers/modern.js'
-import { collectJsonLines } from '../helpers/json-lines.js'
+import { spawnStdioFixture } from '../helpers/stdio-child.js'
+import { until } from '../helpers/wait.js'
 
 const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']
 const INIT = { jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }
 
-/** The stdio fixture server as a child process; `send` writes a line, `next` reads the next answer. */
-function spawnServer (t: Test, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [...process.execArgv, fixture('stdio-server.ts')], {
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'pipe']
-  })
-  t.teardown(() => { child.kill() })
-  const waiters: Array<() => void> = []
-  const lines = collectJsonLines(child.stdout, () => { waiters.splice(0).forEach((wake) => wake()) })
-  let stderr = ''
-  child.stderr.setEncoding('utf8')
-  child.stderr.on('data', (chunk: string) => { stderr += chunk })
-  const send = (message: unknown): void => { child.stdin.write(JSON.stringify(message) + '\n') }
-  async function next (): Promise<any> {
-    while (lines.length === 0) await new Promise<void>((resolve) => waiters.push(resolve))
-    return lines.shift()
-  }
-  /** The answer to request `id`, with the notifications that came before it. */
-  async function answer (id: unknown): Promise<{ response: any, before: any[] }> {
-    const before: any[] = []
-    for (;;) {
-      const message = await next()
-      if (message.id === id && ('result' in message || 'error' in message)) return { response: message, before }
-      before.push(message)
-    }
-  }
-  async function call (message: Record<string, unknown>): Promise<any> {
-    send(message)
-    return (await answer(message.id)).response
-  }
-  return { child, send, next, answer, call, stderr: () => stderr }
-}
-
 t.test('server/discover pins nothing: a dual-era client may still initialize, and discover keeps answering', async (t) => {
-  const server = spawnServer(t)
+  const server = spawnStdioFixture(t, 'stdio-server.ts')
   const discovered = await server.call(modern(1, 'server/discover'))
   t.match(discovered, {
     id: 1,
@@ -71,7 +38,7 @@ t.test('server/discover pins nothing: a dual-era client may still initialize, an
 })
 
 t.test('the first claim-carrying request pins the process to 2026-07-28; every rung answers with the id', async (t) => {
-  const server = spawnServer(t)
+  const server = spawnStdioFixture(t, 'stdio-server.ts')
   const sum = await server.call(modern(1, 'tools/call', { name: 'add', arguments: { a: 2, b: 3 } }))
   t.same(sum, { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '5' }], resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'catalog', version: '1.0.0' } } } })
 
@@ -103,7 +70,7 @@ t.test('the first claim-carrying request pins the process to 2026-07-28; every r
   server.send(modern(14, 'tools/call', { name: 'wait_for_abort', arguments: { tag: 'stdio-modern' } }, { progressToken: 14 }))
   t.match(await server.next(), { method: 'notifications/progress', params: { progressToken: 14 } })
   server.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 14, reason: 'changed my mind' } })
-  while (!server.stderr().includes('ABORTED stdio-modern')) await new Promise((resolve) => setTimeout(resolve, 10))
+  await until(() => server.stderr().includes('ABORTED stdio-modern'), { what: 'the handler to see its signal abort' })
   t.pass('the handler saw its signal abort')
   t.match(await server.call(modern(15, 'tools/list')), { id: 15, result: { resultType: 'complete' } }, 'no answer to the cancelled request; the next one is served')
 })
@@ -117,14 +84,10 @@ function memoryServer (protocols?: Array<'modern' | 'legacy'>) {
   const output = new PassThrough()
   const runner = new StdioRunner(core, { input, output, maxMessageBytes: 1 << 20 })
   runner.start()
-  const lines = collectJsonLines(output)
+  const lines = readJsonLines(output)
   async function call (message: Record<string, unknown>): Promise<any> {
     input.write(JSON.stringify(message) + '\n')
-    for (;;) {
-      const found = lines.findIndex((line) => line.id === message.id)
-      if (found !== -1) return lines.splice(found, 1)[0]
-      await new Promise((resolve) => setImmediate(resolve))
-    }
+    return await lines.next((line) => line.id === message.id)
   }
   return { call, stop: async () => { await runner.stop() } }
 }

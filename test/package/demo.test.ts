@@ -4,10 +4,14 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { ensureBuilt } from '../helpers/built.js'
 import { connectSse } from '../helpers/clients.js'
+import { until } from '../helpers/wait.js'
 
-// The demo runs from dist/ exactly as `npm start` runs it (npm test builds first).
+// The demo runs from dist/ exactly as `npm start` runs it (npm test builds first);
+// refused when dist/ is older than src/, rather than testing the last build.
 const demo = fileURLToPath(new URL('../../examples/demo-server.js', import.meta.url))
+ensureBuilt()
 
 t.test('the demo server answers an MCP host over stdio', async (t) => {
   const transport = new StdioClientTransport({ command: process.execPath, args: [demo], env: { ...process.env as Record<string, string> }, stderr: 'pipe' })
@@ -30,10 +34,8 @@ t.test('the demo server runs over HTTP with --sse', async (t) => {
   const child = spawn(process.execPath, [demo, '--sse', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] })
   t.teardown(() => { child.kill('SIGTERM') })
   let stderr = ''
-  while (!/listening: (http:\/\/\S+)\/sse/.test(stderr)) {
-    const [chunk] = await once(child.stderr, 'data') as [Buffer]
-    stderr += chunk.toString()
-  }
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  await until(() => /listening: (http:\/\/\S+)\/sse/.test(stderr), { timeoutMs: 30_000, what: 'the demo to listen' })
   const base = /listening: (http:\/\/\S+)\/sse/.exec(stderr)?.[1] as string
   const { client } = await connectSse(`${base}/sse`)
   t.same(await client.callTool({ name: 'add', arguments: { a: 2, b: 2 } }), { content: [{ type: 'text', text: '4' }] })

@@ -5,9 +5,12 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { ensureBuilt } from '../helpers/built.js'
 import { connectStreamable } from '../helpers/clients.js'
 
 const example = fileURLToPath(new URL('../../examples/observability-server.js', import.meta.url))
+// It imports dist/: refused when older than src/, rather than testing the last build.
+ensureBuilt()
 
 t.test('the observability example exports traces over OTLP and serves Prometheus metrics', async (t) => {
   const received: string[] = []

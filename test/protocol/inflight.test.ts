@@ -22,3 +22,20 @@ t.test('an abort after the signal was read fires it once', async (t) => {
   t.equal(signal.reason, 'first', 'a second abort changes nothing')
   t.equal(request.signal, signal, 'the same signal every time')
 })
+
+t.test('onAbort: told once, without a signal; removable; at once when already aborted', async (t) => {
+  const request = new InflightRequest()
+  const told: unknown[] = []
+  const kept = request.onAbort((reason) => { told.push(['kept', reason]) })
+  const removed = request.onAbort((reason) => { told.push(['removed', reason]) })
+  removed()
+  removed()
+  request.abort('gone')
+  request.abort('again')
+  t.same(told, [['kept', 'gone']])
+  kept()
+  let late: unknown
+  const stop = request.onAbort((reason) => { late = reason })
+  t.equal(late, 'gone', 'a listener added after the abort is told at once')
+  stop()
+})

@@ -9,8 +9,10 @@ import { McpCore } from '../../src/protocol/core.js'
 import { protocolExtensions } from '../../src/extensions/index.js'
 import { StdioRunner } from '../../src/transports/stdio/runner.js'
 import { registerCatalog } from '../fixtures/catalog.js'
-import { listeningCatalogApp, openRawStream, waitFor, type RawStream } from '../fixtures/http-app.js'
-import { BOTH, openSession, raw } from '../fixtures/streamable-raw.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { openRawStream, type RawStream } from '../helpers/sse-raw.js'
+import { BOTH, openSession, raw } from '../helpers/streamable-raw.js'
+import { until } from '../helpers/wait.js'
 import { collectJsonLines } from '../helpers/json-lines.js'
 import { MODERN, meta } from '../helpers/modern.js'
 import { memoryRig, startCluster } from '../helpers/scale-cluster.js'
@@ -163,7 +165,7 @@ function legacyStdio (t: Test) {
   async function call (method: string, params: Record<string, unknown>): Promise<any> {
     const id = nextId++
     input.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n')
-    await waitFor(() => lines.some((line) => line.id === id), 5000, `the answer to ${method}`)
+    await until(() => lines.some((line) => line.id === id), { timeoutMs: 5000, what: `the answer to ${method}` })
     return lines.find((line) => line.id === id)
   }
   return { call }

@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream'
 import t, { type Test } from 'tap'
-import Fastify from 'fastify'
-import mcp, { Type } from '../../src/index.js'
+import { Type } from '../../src/index.js'
 import { connectStreamable } from '../helpers/clients.js'
-import { headersFor, modern } from '../helpers/modern.js'
+import { modern, postModern } from '../helpers/modern.js'
 import { rpcError } from '../helpers/rpc-error.js'
+import { serve } from '../helpers/serve.js'
 
 // Issue 10, defect 11: names that come from clients (tools, prompts, templates, completion
 // arguments, prompt and tool arguments) were looked up on plain objects, so `constructor`,
@@ -14,39 +14,36 @@ import { rpcError } from '../helpers/rpc-error.js'
 
 const PROTOTYPE_NAMES = ['__proto__', 'constructor', 'valueOf', 'toString', 'hasOwnProperty', 'isPrototypeOf', '__defineGetter__']
 
-async function serve (t: Test) {
+/** The app with the names under test, its warnings collected; an SDK client connected to it. */
+async function ownKeysApp (t: Test) {
   const logLines: string[] = []
-  const app = Fastify({
-    forceCloseConnections: true,
-    logger: { level: 'warn', stream: new Writable({ write (chunk, _encoding, done) { logLines.push(String(chunk)); done() } }) }
-  })
-  t.teardown(() => app.close())
-  await app.register(mcp, { name: 'own-keys', version: '1.0.0' })
-  app.mcp.prompt({
-    name: 'greet',
-    arguments: [{ name: 'who', required: true, complete: (value) => ['ada', 'alan'].filter((name) => name.startsWith(value)) }]
-  }, async (args) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Hi ${args.who}` } }] }))
-  app.mcp.prompt({
-    name: 'odd-names',
-    arguments: [{ name: 'constructor', required: true }, { name: 'toString', required: true }]
-  }, async (args) => ({ messages: [{ role: 'user', content: { type: 'text', text: `${typeof args.constructor}/${typeof args.toString}` } }] }))
-  app.mcp.resource({
-    uri: 'db://{schema}',
-    name: 'schema',
-    complete: { schema: (value) => ['public', 'private'].filter((name) => name.startsWith(value)) }
-  }, async (uri) => ({ contents: [{ uri, text: 'ok' }] }))
-  app.mcp.tool({
-    name: 'odd-args',
-    inputSchema: Type.Object({ constructor: Type.String(), valueOf: Type.Optional(Type.String()) })
-  }, async (args) => ({ content: [{ type: 'text', text: `constructor=${typeof args.constructor}` }] }))
-  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  const logger = { level: 'warn', stream: new Writable({ write (chunk, _encoding, done) { logLines.push(String(chunk)); done() } }) }
+  const { base } = await serve(t, { name: 'own-keys', version: '1.0.0' }, (app) => {
+    app.mcp.prompt({
+      name: 'greet',
+      arguments: [{ name: 'who', required: true, complete: (value) => ['ada', 'alan'].filter((name) => name.startsWith(value)) }]
+    }, async (args) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Hi ${args.who}` } }] }))
+    app.mcp.prompt({
+      name: 'odd-names',
+      arguments: [{ name: 'constructor', required: true }, { name: 'toString', required: true }]
+    }, async (args) => ({ messages: [{ role: 'user', content: { type: 'text', text: `${typeof args.constructor}/${typeof args.toString}` } }] }))
+    app.mcp.resource({
+      uri: 'db://{schema}',
+      name: 'schema',
+      complete: { schema: (value) => ['public', 'private'].filter((name) => name.startsWith(value)) }
+    }, async (uri) => ({ contents: [{ uri, text: 'ok' }] }))
+    app.mcp.tool({
+      name: 'odd-args',
+      inputSchema: Type.Object({ constructor: Type.String(), valueOf: Type.Optional(Type.String()) })
+    }, async (args) => ({ content: [{ type: 'text', text: `constructor=${typeof args.constructor}` }] }))
+  }, { fastify: { logger } })
   const { client } = await connectStreamable(`${base}/mcp`)
   t.teardown(() => client.close())
   return { client, logLines }
 }
 
 t.test('completion of an argument named after an Object.prototype member is empty, not -32603', async (t) => {
-  const { client, logLines } = await serve(t)
+  const { client, logLines } = await ownKeysApp(t)
   for (const name of PROTOTYPE_NAMES) {
     const forPrompt = await client.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name, value: '' } })
     t.same(forPrompt.completion, { values: [], total: 0, hasMore: false }, `ref/prompt argument ${name}`)
@@ -59,7 +56,7 @@ t.test('completion of an argument named after an Object.prototype member is empt
 })
 
 t.test('prompts, templates and tools named after Object.prototype members are unknown', async (t) => {
-  const { client, logLines } = await serve(t)
+  const { client, logLines } = await ownKeysApp(t)
   for (const name of PROTOTYPE_NAMES) {
     t.match(await rpcError(client.complete({ ref: { type: 'ref/prompt', name }, argument: { name: 'who', value: '' } })),
       { code: -32602, message: 'Unknown prompt' }, `completion ref/prompt ${name}`)
@@ -73,7 +70,7 @@ t.test('prompts, templates and tools named after Object.prototype members are un
 })
 
 t.test('a required prompt argument named constructor or toString must really be given', async (t) => {
-  const { client } = await serve(t)
+  const { client } = await ownKeysApp(t)
   t.match(await rpcError(client.getPrompt({ name: 'odd-names', arguments: {} })),
     { code: -32602, message: /Missing required arguments for prompt odd-names: constructor, toString/ })
   const given = await client.getPrompt({ name: 'odd-names', arguments: { constructor: 'a', toString: 'b' } })
@@ -81,7 +78,7 @@ t.test('a required prompt argument named constructor or toString must really be 
 })
 
 t.test('tool arguments named after Object.prototype members are validated as own properties', async (t) => {
-  const { client } = await serve(t)
+  const { client } = await ownKeysApp(t)
   const missing = await client.callTool({ name: 'odd-args', arguments: {} })
   t.equal(missing.isError, true, 'a missing required "constructor" argument is an argument error')
   t.match(missing.content, [{ type: 'text', text: /constructor/ }])
@@ -91,22 +88,17 @@ t.test('tool arguments named after Object.prototype members are validated as own
 })
 
 t.test('2026-07-28: a mirrored parameter named after an Object.prototype member, left out, needs no header', async (t) => {
-  const app = Fastify({ forceCloseConnections: true })
-  t.teardown(() => app.close())
-  await app.register(mcp, { name: 'own-keys', version: '1.0.0' })
-  app.mcp.tool({
-    name: 'mirrored',
-    inputSchema: { type: 'object', properties: { toString: { type: 'string', 'x-mcp-header': 'Kind' }, region: { type: 'string', 'x-mcp-header': 'Region' } } }
-  }, async (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }))
-  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  const { base } = await serve(t, { name: 'own-keys', version: '1.0.0' }, (app) => {
+    app.mcp.tool({
+      name: 'mirrored',
+      inputSchema: { type: 'object', properties: { toString: { type: 'string', 'x-mcp-header': 'Kind' }, region: { type: 'string', 'x-mcp-header': 'Region' } } }
+    }, async (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }))
+  })
   for (const method of ['constructor', '__proto__', 'toString']) {
-    const body = modern(1, method, { name: 'x', uri: 'x' })
-    const reply = await fetch(`${base}/mcp`, { method: 'POST', headers: headersFor(body), body: JSON.stringify(body) })
-    t.match({ status: reply.status, body: await reply.json() }, { status: 404, body: { error: { code: -32601 } } }, `method ${method} is unknown`)
+    const { status, body } = await postModern(`${base}/mcp`, modern(1, method, { name: 'x', uri: 'x' }))
+    t.match({ status, body }, { status: 404, body: { error: { code: -32601 } } }, `method ${method} is unknown`)
   }
-  const body = modern(2, 'tools/call', { name: 'mirrored', arguments: { region: 'eu' } })
-  const reply = await fetch(`${base}/mcp`, { method: 'POST', headers: headersFor(body, { 'mcp-param-region': 'eu' }), body: JSON.stringify(body) })
-  const answer = await reply.json() as { result?: { content: unknown } }
+  const reply = await postModern(`${base}/mcp`, modern(2, 'tools/call', { name: 'mirrored', arguments: { region: 'eu' } }), { 'mcp-param-region': 'eu' })
   t.equal(reply.status, 200, 'no Mcp-Param-Kind is required for an argument the client did not send')
-  t.same(answer.result?.content, [{ type: 'text', text: '{"region":"eu"}' }])
+  t.same(reply.body.result?.content, [{ type: 'text', text: '{"region":"eu"}' }])
 })

@@ -10,7 +10,7 @@ import type { ScaleEngine } from '../../src/scale/ports.js'
 import { resolvePluginOptions } from '../../src/schemas/resolve.js'
 import { redisTest, startRedis } from '../helpers/redis-server.js'
 import { startCluster, type Cluster, type EngineRig } from '../helpers/scale-cluster.js'
-import { sleep, until } from '../helpers/scale-contract.js'
+import { sleep, until } from '../helpers/wait.js'
 
 // When the instance executing a request dies (here: its engine closes, which takes it off the
 // live set at once, as a SIGKILL does after the heartbeat expiry), a client resuming the request's
@@ -105,7 +105,7 @@ function suite (t: Test, makeRig: (t: Test) => Promise<KillableRig>): void {
     runs.length = 0
     const call = client.callTool({ name: 'hang', arguments: {} }, undefined, { onprogress: (p) => { progress.push(p.progress) }, timeout: 20_000 })
       .then(() => undefined, (error: unknown) => error)
-    await until(t, 'progress 2 reached the client through instance 1', () => progress.length === 2)
+    await until(() => progress.length === 2, { timeoutMs: 10_000, what: 'progress 2 reached the client through instance 1' })
     await rig.engines.get('i0')?.close()
     const error = await call
     t.type(error, McpError)
@@ -122,7 +122,7 @@ function suite (t: Test, makeRig: (t: Test) => Promise<KillableRig>): void {
     runs.length = 0
     const progress: number[] = []
     const call = client.callTool({ name: 'late', arguments: {} }, undefined, { onprogress: (p) => { progress.push(p.progress) }, timeout: 20_000 })
-    await until(t, 'answered while the client was away', () => runs.length === 1)
+    await until(() => runs.length === 1, { timeoutMs: 10_000, what: 'answered while the client was away' })
     await sleep(100)
     await rig.engines.get('i0')?.close()
     t.same(await call, { content: [{ type: 'text', text: 'late on i0' }] }, 'the answer recorded by the dead executor, replayed')
@@ -186,7 +186,7 @@ t.test('a Redis restarted empty forgets every instance: no death is read into th
   await sleep(500)
   await server.kill()
   await server.restart()
-  await until(t, 'both registered again', async () => await a.bus.checkAlive('b').catch(() => false) && await b.bus.checkAlive('a').catch(() => false))
+  await until(async () => await a.bus.checkAlive('b').catch(() => false) && await b.bus.checkAlive('a').catch(() => false), { timeoutMs: 10_000, what: 'both registered again' })
   await sleep(500)
   t.same(deaths, [], 'b was never taken for dead after the restart')
   // What the registry looks like after a restart, without the connections dropping: whichever
@@ -197,7 +197,7 @@ t.test('a Redis restarted empty forgets every instance: no death is read into th
   }
   t.same(deaths, [], 'nor after the live set was emptied six times')
   await b.close()
-  await until(t, 'b is dead once it left', () => deaths.length === 1)
+  await until(() => deaths.length === 1, { timeoutMs: 10_000, what: 'b is dead once it left' })
 })
 
 t.test('legacy SSE: a POST landing on an instance started before the stream\'s owner is forwarded, not 404', redisTest(t), async (t) => {

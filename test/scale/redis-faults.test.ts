@@ -9,7 +9,8 @@ import { createScaleEngine, type RedisScaleEngine } from '../../src/scale/redis/
 import type { DirectMessage, ScaleLogger } from '../../src/scale/ports.js'
 import { SCALE_OUT_DEFAULTS } from '../../src/schemas/scale-out.js'
 import { redisTest, startRedis, type RedisServer } from '../helpers/redis-server.js'
-import { record, sleep, until } from '../helpers/scale-contract.js'
+import { record } from '../helpers/scale-contract.js'
+import { sleep, until } from '../helpers/wait.js'
 
 const PASSWORD = 'fault-pw-9Xq7'
 
@@ -59,7 +60,7 @@ t.test('SIGSTOP/SIGCONT: no error, nothing lost, nothing duplicated, order kept'
   for (const n of range(200, 300)) sends.push(a.bus.send('b', forward(n)))
   const outcomes = await Promise.allSettled(sends)
   t.equal(outcomes.filter((o) => o.status === 'rejected').length, 0, 'no send failed')
-  await until(t, 'all 300 received', () => got.length >= 300)
+  await until(() => got.length >= 300, { timeoutMs: 10_000, what: 'all 300 received' })
   await sleep(200)
   t.same(got, range(0, 300), 'each once, in order')
   t.notMatch(JSON.stringify(log.lines), PASSWORD)
@@ -74,7 +75,7 @@ t.test('kill -9 and restart (empty): sends made meanwhile are delivered once, th
   for (const e of [a, b]) e.onRedisRestart(() => { restarts++ })
   const got = inbox(b)
   for (const n of range(0, 50)) await a.bus.send('b', forward(n))
-  await until(t, 'first 50 received', () => got.length === 50)
+  await until(() => got.length === 50, { timeoutMs: 10_000, what: 'first 50 received' })
 
   await redis.kill()
   const during = range(50, 100).map(async (n) => await a.bus.send('b', forward(n)))
@@ -89,11 +90,11 @@ t.test('kill -9 and restart (empty): sends made meanwhile are delivered once, th
   const outcomes = await Promise.allSettled(during)
   t.equal(outcomes.filter((o) => o.status === 'rejected').length, 0, 'the sends made while Redis was away succeed once it is back')
   for (const n of range(100, 150)) await a.bus.send('b', forward(n))
-  await until(t, 'all 150 received', () => got.length >= 150)
+  await until(() => got.length >= 150, { timeoutMs: 10_000, what: 'all 150 received' })
   await sleep(200)
   t.same(got, range(0, 150), 'each once, in order: the outbox was flushed and the cursor stayed valid')
-  await until(t, 'both noticed the new run_id', () => restarts === 2)
-  await until(t, 'heartbeats re-registered', () => a.bus.alive('b') && b.bus.alive('a'))
+  await until(() => restarts === 2, { timeoutMs: 10_000, what: 'both noticed the new run_id' })
+  await until(() => a.bus.alive('b') && b.bus.alive('a'), { timeoutMs: 10_000, what: 'heartbeats re-registered' })
 
   // The scripts are gone with the old server: ioredis loads them again (EVALSHA -> NOSCRIPT -> EVAL).
   await a.sessions.create(record('after'), 60_000)
@@ -101,7 +102,7 @@ t.test('kill -9 and restart (empty): sends made meanwhile are delivered once, th
   const events: string[] = []
   b.bus.onDirect(({ message }) => { if (message.type === 'event') events.push(message.json) })
   t.type(await a.bus.deliver0('after', '{"ok":1}'), 'string')
-  await until(t, 'deliver0 works after the restart', () => events.length === 1)
+  await until(() => events.length === 1, { timeoutMs: 10_000, what: 'deliver0 works after the restart' })
 
   t.ok(log.lines.some((l) => l.message.includes('Redis restarted empty')), 'the restart is logged')
   t.ok(log.lines.some((l) => l.message.includes('connection lost')), 'the outage is logged')
@@ -128,12 +129,12 @@ t.test('the outbox is bounded: past outboxLimit a write is refused, counted, log
   t.equal(outcomes.length, 3)
   t.ok(outcomes.every((o) => o.status === 'rejected' && (o.reason as { code?: string }).code === 'FST_MCP_SCALE_UNAVAILABLE'), 'the three past the limit are refused at once')
   t.equal(log.lines.filter((l) => l.message.includes('outboxLimit reached')).length, 1, 'logged once')
-  await until(t, 'the five waiting are delivered', () => got.length === 5)
+  await until(() => got.length === 5, { timeoutMs: 10_000, what: 'the five waiting are delivered' })
   t.same(got, range(0, 5))
-  await until(t, 'the catch-up is logged', () => log.lines.some((l) => l.message.includes('caught up')))
+  await until(() => log.lines.some((l) => l.message.includes('caught up')), { timeoutMs: 10_000, what: 'the catch-up is logged' })
   t.match(log.lines.find((l) => l.message.includes('caught up'))?.fields, '"refused":3')
   await a.bus.send('b', forward(99))
-  await until(t, 'and the bus goes on', () => got.length === 6)
+  await until(() => got.length === 6, { timeoutMs: 10_000, what: 'and the bus goes on' })
 })
 
 t.test('a closed bus refuses writes', redisTest(t), async (t) => {
@@ -150,21 +151,21 @@ t.test('a write a request waits on is refused unsent while Redis is down, and ne
   const [a, b] = [await engine(t, redis, ns, 'a', log), await engine(t, redis, ns, 'b', log)]
   const got = inbox(b)
   await a.bus.send('b', forward(1), { forRequest: true })
-  await until(t, 'delivered while Redis is up', () => got.length === 1)
+  await until(() => got.length === 1, { timeoutMs: 10_000, what: 'delivered while Redis is up' })
   await redis.kill()
   // Until the client has seen the connection drop, a write still goes out (and then waits for Redis to be back).
-  await until(t, 'the loss is noticed', () => log.lines.some((l) => l.message.includes('connection lost')))
+  await until(() => log.lines.some((l) => l.message.includes('connection lost')), { timeoutMs: 10_000, what: 'the loss is noticed' })
   await t.rejects(a.bus.send('b', forward(2), { forRequest: true }), { code: 'FST_MCP_SCALE_UNAVAILABLE', statusCode: 503 },
     'refused after redisTimeoutMs: the request is answered 503')
   const queued = a.bus.send('b', forward(3))
   await redis.restart()
   await queued
   await a.bus.send('b', forward(4), { forRequest: true })
-  await until(t, 'the queued write and the next one arrive', () => got.length >= 3)
+  await until(() => got.length >= 3, { timeoutMs: 10_000, what: 'the queued write and the next one arrive' })
   await sleep(300)
   t.same(got, [1, 3, 4], 'the refused one never arrives: it was not handed to Redis')
   t.equal(log.lines.filter((l) => l.message.includes('what needs it is refused')).length, 1, 'the refusal is logged once')
-  await until(t, 'back', () => log.lines.filter((l) => l.message.includes('connection back')).length >= 4)
+  await until(() => log.lines.filter((l) => l.message.includes('connection back')).length >= 4, { timeoutMs: 10_000, what: 'back' })
   t.ok(log.lines.some((l) => l.message.includes('connection back') && l.fields.includes('"refused":1')), 'and counted when Redis is back')
 })
 
@@ -196,12 +197,12 @@ t.test('kill -9 and restart (empty): what Redis acknowledged and a reader had ye
   const control: string[] = []
   b.bus.onControl(({ message }) => { if (message.type === 'end') control.push(message.session) })
   await a.bus.send('b', forward(0))
-  await until(t, 'the first one read', () => got.length === 1)
+  await until(() => got.length === 1, { timeoutMs: 10_000, what: 'the first one read' })
   // The reader's next XREAD is held: what a writes now is acknowledged by Redis and read by nobody.
   let open = (): void => {}
   gate = new Promise((resolve) => { open = resolve })
   await a.bus.send('b', forward(1))
-  await until(t, 'b read 1, and its next read waits at the gate', () => got.length === 2)
+  await until(() => got.length === 2, { timeoutMs: 10_000, what: 'b read 1, and its next read waits at the gate' })
   await a.bus.send('b', forward(2), { forRequest: true })
   await a.bus.control({ type: 'end', session: 'x', reason: 'test' })
   await sleep(100)
@@ -210,9 +211,9 @@ t.test('kill -9 and restart (empty): what Redis acknowledged and a reader had ye
   await redis.restart()
   gate = undefined
   open()
-  await until(t, 'what b had not read arrives after the restart', () => got.length >= 3 && control.length >= 1, 5000)
+  await until(() => got.length >= 3 && control.length >= 1, { timeoutMs: 5000, what: 'what b had not read arrives after the restart' })
   await a.bus.send('b', forward(3))
-  await until(t, 'and the bus goes on', () => got.length >= 4)
+  await until(() => got.length >= 4, { timeoutMs: 10_000, what: 'and the bus goes on' })
   await sleep(300)
   t.same(got, [0, 1, 2, 3], 'each once, in order')
   t.same(control, ['x'], 'a control message too')

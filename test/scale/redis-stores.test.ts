@@ -6,12 +6,13 @@ import t, { type Test } from 'tap'
 import { createScaleEngine, type RedisScaleEngine } from '../../src/scale/redis/engine.js'
 import type { ScaleLogger } from '../../src/scale/ports.js'
 import { SCALE_OUT_DEFAULTS } from '../../src/schemas/scale-out.js'
-import { busContract, collect, eventStoreContract, record, sessionStoreContract, sleep, taskStoreContract, until } from '../helpers/scale-contract.js'
+import { busContract, collect, eventStoreContract, record, sessionStoreContract, taskStoreContract } from '../helpers/scale-contract.js'
 import { redisTest, startRedis, type RedisServer } from '../helpers/redis-server.js'
 import { RedisTaskStore } from '../../src/scale/redis/task-store.js'
 import { RedisEventStore } from '../../src/scale/redis/event-store.js'
 import { connectRedis } from '../../src/scale/redis/client.js'
 import { keysOf } from '../../src/scale/redis/keys.js'
+import { sleep, until } from '../helpers/wait.js'
 
 const quiet: ScaleLogger = { info: () => {}, warn: () => {}, error: () => {} }
 
@@ -99,7 +100,7 @@ t.test('Redis specifics', redisTest(t), async (t) => {
     t.same((await scan(namespace)).filter((k) => k.includes(':del')), [`${namespace}:e:del:0`, `${namespace}:e:del:b`, `${namespace}:e:del:r`, `${namespace}:s:del`])
     await a.sessions.delete('del')
     t.same((await scan(namespace)).filter((k) => k.includes(':del')), [], 'delete removed record and logs')
-    await until(t, 'idle keys expired', async () => (await scan(namespace)).every((k) => !k.includes(':idle')))
+    await until(async () => (await scan(namespace)).every((k) => !k.includes(':idle')), { timeoutMs: 10_000, what: 'idle keys expired' })
     const left = (await scan(namespace)).map((k) => k.slice(namespace.length + 1).replace(/:.*/, ''))
     t.same([...new Set(left)].sort(), ['bc', 'in', 'live'].filter((k) => left.includes(k)), `only bus keys remain: ${left.join(', ')}`)
     t.notOk(left.some((k) => k === 's' || k === 'e'), 'no per-session key')
@@ -129,7 +130,7 @@ t.test('Redis specifics', redisTest(t), async (t) => {
     }
     const positions = (await Promise.all(sends)).filter((p): p is string => p !== undefined)
     t.equal(positions.length, 600, 'every message logged')
-    await until(t, 'all handed out', () => [...received.values()].reduce((n, l) => n + l.length, 0) >= 600)
+    await until(() => [...received.values()].reduce((n, l) => n + l.length, 0) >= 600, { timeoutMs: 10_000, what: 'all handed out' })
     await sleep(100)
     const all = [...received.values()].flat()
     t.equal(all.length, 600, 'no message handed out twice')
@@ -213,10 +214,10 @@ t.test('Redis specifics', redisTest(t), async (t) => {
     const seen = collect(b.bus.onControl.bind(b.bus))
     await a.bus.control({ type: 'end', session: 's', reason: 'r' })
     await a.bus.control({ type: 'end', session: 's2', reason: 'r' })
-    await until(t, 'both seen', () => seen.length === 2)
+    await until(() => seen.length === 2, { timeoutMs: 10_000, what: 'both seen' })
     t.same(errors, ['scale-out: a bus handler threw', 'scale-out: a bus handler threw'])
     await admin.xadd(`${namespace}:ctl`, '*', 'junk', '1')
     await a.bus.control({ type: 'end', session: 's3', reason: 'r' })
-    await until(t, 'after junk', () => seen.length === 3)
+    await until(() => seen.length === 3, { timeoutMs: 10_000, what: 'after junk' })
   })
 })

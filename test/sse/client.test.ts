@@ -3,7 +3,8 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 import { connectSse, connectStdio } from '../helpers/clients.js'
 import { runCatalogTable } from '../helpers/catalog-table.js'
 import { probes } from '../fixtures/catalog.js'
-import { listeningCatalogApp, waitFor } from '../fixtures/http-app.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { until } from '../helpers/wait.js'
 
 t.test('the official SDK client passes the catalog table over SSE, as over stdio', async (t) => {
   const { app, base } = await listeningCatalogApp(t)
@@ -38,7 +39,7 @@ t.test('broadcast reaches every connected session', async (t) => {
   t.teardown(() => Promise.all(clients.map(async (client) => await client.close())))
   const reached = app.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: { hello: 'everyone' } } })
   t.equal(reached, 3, 'broadcast counts three sessions')
-  await waitFor(() => received.every((inbox) => inbox.length === 1), 5000, 'the broadcast on every client')
+  await until(() => received.every((inbox) => inbox.length === 1), { timeoutMs: 5000, what: 'the broadcast on every client' })
   t.same(received, [[{ level: 'info', data: { hello: 'everyone' } }], [{ level: 'info', data: { hello: 'everyone' } }], [{ level: 'info', data: { hello: 'everyone' } }]])
 })
 
@@ -52,8 +53,8 @@ t.test('a client disconnecting mid-call aborts the handler and ends the session'
   await progressed
   t.equal(app.mcp.sessionCount, 1)
   await client.close()
-  await waitFor(() => probes.aborted.includes('sse-disconnect'), 5000, 'the handler to see ctx.signal abort')
+  await until(() => probes.aborted.includes('sse-disconnect'), { timeoutMs: 5000, what: 'the handler to see ctx.signal abort' })
   t.pass('the handler saw ctx.signal abort')
-  await waitFor(() => app.mcp.sessionCount === 0, 5000, 'the session to end')
+  await until(() => app.mcp.sessionCount === 0, { timeoutMs: 5000, what: 'the session to end' })
   t.equal(app.mcp.sessionCount, 0, 'the session is gone')
 })

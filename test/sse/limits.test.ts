@@ -7,7 +7,9 @@ import Fastify from 'fastify'
 import mcp from '../../src/index.js'
 import { connectSse } from '../helpers/clients.js'
 import { registerCatalog } from '../fixtures/catalog.js'
-import { endpointOf, listeningCatalogApp, waitFor } from '../fixtures/http-app.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { endpointOf } from '../helpers/sse-raw.js'
+import { until } from '../helpers/wait.js'
 
 const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }
 
@@ -79,7 +81,7 @@ t.test('1,000 sessions opened and dropped leave nothing behind', async (t) => {
   })
   const round = async (count: number): Promise<void> => {
     for (let done = 0; done < count; done += 50) await Promise.all(Array.from({ length: 50 }, openAndDrop))
-    await waitFor(() => app.mcp.sessionCount === 0, 10_000, 'every session to close')
+    await until(() => app.mcp.sessionCount === 0, { timeoutMs: 10_000, what: 'every session to close' })
   }
   const heapAfterGc = (): number => {
     for (let i = 0; i < 3; i++) gc()

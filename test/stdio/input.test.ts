@@ -6,7 +6,8 @@ import { McpCore } from '../../src/protocol/core.js'
 import { StdioRunner } from '../../src/transports/stdio/runner.js'
 import { registerCatalog } from '../fixtures/catalog.js'
 import { fixture } from '../helpers/clients.js'
-import { collectJsonLines } from '../helpers/json-lines.js'
+import { readJsonLines } from '../helpers/json-lines.js'
+import { until } from '../helpers/wait.js'
 
 const silent = { error: () => {} }
 
@@ -18,12 +19,7 @@ function harness (maxMessageBytes = 1024) {
   const output = new PassThrough()
   const runner = new StdioRunner(core, { input, output, maxMessageBytes })
   runner.start()
-  const waiters: Array<() => void> = []
-  const lines: unknown[] = collectJsonLines(output, () => { waiters.splice(0).forEach((wake) => wake()) })
-  async function next (): Promise<any> {
-    while (lines.length === 0) await new Promise<void>((resolve) => waiters.push(resolve))
-    return lines.shift()
-  }
+  const { next, queued: lines } = readJsonLines(output)
   const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }
   return { core, input, output, runner, next, lines, init }
 }
@@ -146,10 +142,8 @@ t.test('a real child: stdout carries only protocol lines, EPIPE does not crash i
   const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }
   child.stdin.write(JSON.stringify(init) + '\n' + 'garbage\n')
   let out = ''
-  while (out.split('\n').length < 3) {
-    const [chunk] = await once(child.stdout, 'data') as [Buffer]
-    out += chunk.toString()
-  }
+  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+  await until(() => out.split('\n').length >= 3, { timeoutMs: 60_000, what: 'two lines on stdout' })
   const lines = out.trim().split('\n').map((line) => JSON.parse(line))
   t.equal(lines.find((line) => line.id === 0)?.result.protocolVersion, '2024-11-05', 'older protocol version negotiated')
   t.equal(lines.find((line) => line.id === null)?.error.code, -32700, 'the garbage line is answered')

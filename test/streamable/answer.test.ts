@@ -4,9 +4,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance } from 'fastify'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { registerSamplingTools } from '../fixtures/sampling.js'
-import { BOTH, messageOf, openSession, raw, type RawReply } from '../fixtures/streamable-raw.js'
+import { BOTH, messageOf, openSession, raw, type RawReply } from '../helpers/streamable-raw.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { sleep } from '../helpers/wait.js'
 
 /**
  * A client that takes both JSON and an event stream (every SDK client) gets a
@@ -18,8 +19,6 @@ const call = (id: number, name: string, args: Record<string, unknown> = {}): Rec
   ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: { progressToken: `p${id}` } } })
 const SSE_ONLY = { ...BOTH, accept: 'text/event-stream' }
 const JSON_ONLY = { ...BOTH, accept: 'application/json' }
-const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms))
-
 interface Paced {
   /** Lets `stepper` go on after its first progress. */
   open: () => void

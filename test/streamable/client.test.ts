@@ -6,7 +6,8 @@ import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, To
 import { connectSse, connectStdio, connectStreamable } from '../helpers/clients.js'
 import { runCatalogTable } from '../helpers/catalog-table.js'
 import { probes } from '../fixtures/catalog.js'
-import { listeningCatalogApp, waitFor } from '../fixtures/http-app.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { until } from '../helpers/wait.js'
 
 t.test('the official SDK client passes the catalog table over Streamable HTTP, as over SSE and stdio', async (t) => {
   const { app, base } = await listeningCatalogApp(t)
@@ -41,12 +42,12 @@ t.test('server messages reach clients on their standalone GET stream', async (t)
   }))
   t.teardown(() => Promise.all(clients.map(async (client) => await client.close())))
   // The client opens its GET stream after notifications/initialized; wait until every one is there.
-  await waitFor(() => app.mcp.broadcast({ method: 'notifications/message', params: { level: 'debug', data: 'probe' } }) === 3 &&
-    probed.size === 3, 5000, 'every GET stream')
+  await until(() => app.mcp.broadcast({ method: 'notifications/message', params: { level: 'debug', data: 'probe' } }) === 3 &&
+    probed.size === 3, { timeoutMs: 5000, what: 'every GET stream' })
 
   t.equal(app.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: { hello: 'everyone' } } }), 3)
   app.mcp.tool({ name: 'late', description: 'registered while clients are connected' }, async () => ({ content: [{ type: 'text', text: 'late' }] }))
-  await waitFor(() => inboxes.every((inbox) => inbox.length === 2), 5000, 'the broadcast and list_changed on every client')
+  await until(() => inboxes.every((inbox) => inbox.length === 2), { timeoutMs: 5000, what: 'the broadcast and list_changed on every client' })
   t.same(inboxes, Array.from({ length: 3 }, () => [{ level: 'info', data: { hello: 'everyone' } }, 'tools changed']), 'in order, once each')
   const tools = await clients[0]?.listTools()
   t.ok(tools?.tools.some((tool) => tool.name === 'late'), 'the new tool is listed')
@@ -59,7 +60,7 @@ t.test('resource subscriptions notify over the GET stream', async (t) => {
   const updated: string[] = []
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => { updated.push(notification.params.uri) })
   t.same(await client.subscribeResource({ uri: 'docs://readme' }), {})
-  await waitFor(() => app.mcp.notifyResourceUpdated('docs://readme') === 1 && updated.length > 0, 5000, 'the update')
+  await until(() => app.mcp.notifyResourceUpdated('docs://readme') === 1 && updated.length > 0, { timeoutMs: 5000, what: 'the update' })
   t.equal(updated[0], 'docs://readme')
   t.same(await client.unsubscribeResource({ uri: 'docs://readme' }), {})
   t.equal(app.mcp.notifyResourceUpdated('docs://readme'), 0, 'no longer subscribed')
@@ -77,7 +78,7 @@ t.test('cancelling a request aborts its handler; terminateSession ends the sessi
   await progressed
   controller.abort('changed my mind')
   await t.rejects(call, 'the call rejects on the client')
-  await waitFor(() => probes.aborted.includes('streamable-cancel'), 5000, 'the handler to see ctx.signal abort')
+  await until(() => probes.aborted.includes('streamable-cancel'), { timeoutMs: 5000, what: 'the handler to see ctx.signal abort' })
   t.pass('the handler saw ctx.signal abort')
 
   t.equal(app.mcp.sessionCount, 1)
@@ -130,9 +131,9 @@ t.test('old and new clients side by side on one listener', async (t) => {
   modern.client.setNotificationHandler(LoggingMessageNotificationSchema, () => { heard.push('modern') })
   legacy.client.setNotificationHandler(LoggingMessageNotificationSchema, () => { heard.push('legacy') })
   // Broadcast until both heard one: the modern client opens its GET stream a moment after connecting.
-  await waitFor(() => {
+  await until(() => {
     app.mcp.broadcast({ method: 'notifications/message', params: { level: 'info', data: 'both' } })
     return heard.includes('modern') && heard.includes('legacy')
-  }, 5000, 'a broadcast on both transports')
+  }, { timeoutMs: 5000, what: 'a broadcast on both transports' })
   t.pass('a broadcast reaches both transports')
 })

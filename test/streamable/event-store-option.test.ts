@@ -2,13 +2,14 @@
 // plugin and on MCPServer's HTTP transport. Used as given, asynchronous methods welcome; a failing
 // store never costs an answer; bad values are refused with their path; with scale-out it is the
 // log every instance resumes from and forgets ended sessions in.
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { MCPServer, Type, type EventReplay, type EventStore, type MCPRegistryApi, type StoredEvent } from '../../src/index.js'
 import { resolvePluginOptions } from '../../src/schemas/resolve.js'
 import { connectStreamable } from '../helpers/clients.js'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { MemoryHub } from '../../src/scale/memory/bus.js'
 import { clusterStreamable, memoryRig, startCluster, type EngineRig } from '../helpers/scale-cluster.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { sleep, within } from '../helpers/wait.js'
 
 /** A store as a user writes one (every method asynchronous), recording what it was asked. */
 class RecordingStore implements EventStore {
@@ -46,8 +47,6 @@ class RecordingStore implements EventStore {
   }
 }
 
-const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
-
 /** `closer` reports progress, closes its own request stream mid-call (the client resumes), reports more, answers. */
 function addCloser (mcp: Pick<MCPRegistryApi, 'tool'>): void {
   mcp.tool({ name: 'closer', description: 'Closes its own stream mid-call', inputSchema: Type.Object({}) }, async (_args, ctx) => {
@@ -59,11 +58,6 @@ function addCloser (mcp: Pick<MCPRegistryApi, 'tool'>): void {
     ctx.progress(3, 3)
     return { content: [{ type: 'text', text: `closed: ${String(closed)}` }] }
   })
-}
-
-async function until (t: Test, what: string, condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await sleep(10)
-  t.ok(condition(), what)
 }
 
 const callCloser = async (client: Awaited<ReturnType<typeof connectStreamable>>['client']): Promise<{ text: unknown, progress: number[] }> => {
@@ -86,7 +80,7 @@ t.test('plugin: the SDK client resumes a closed stream from the user\'s store, a
   const session = transport.sessionId ?? ''
   t.ok(store.has(session))
   await transport.terminateSession()
-  await until(t, 'the ended session is forgotten by the store', () => !store.has(session))
+  t.ok(await within(() => !store.has(session)), 'the ended session is forgotten by the store')
 })
 
 t.test('MCPServer: transport.options.eventStore is used as given, not copied or frozen', async (t) => {
@@ -157,7 +151,7 @@ t.test('scale-out: the user\'s store is the log every instance resumes from, and
   const session = transport.sessionId ?? ''
   t.ok(store.has(session))
   await transport.terminateSession()
-  await until(t, 'the session\'s events are deleted from the user\'s store', () => !store.has(session))
+  t.ok(await within(() => !store.has(session)), 'the session\'s events are deleted from the user\'s store')
 })
 
 t.test('scale-out: with the user\'s store in place, the rest of the engine is its own (restart handling included)', async (t) => {

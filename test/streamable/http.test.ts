@@ -1,7 +1,8 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { catalogApp, listeningCatalogApp } from '../fixtures/http-app.js'
-import { BOTH, messageOf, openSession, raw } from '../fixtures/streamable-raw.js'
+import { BOTH, eventsOf, messageOf, openSession, raw } from '../helpers/streamable-raw.js'
+import { catalogApp, listeningCatalogApp } from '../helpers/serve.js'
+import { sleep } from '../helpers/wait.js'
 
 const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'inject', version: '0' } } }
 const call = (id: number, name: string, args: Record<string, unknown> = {}, progressToken?: string): Record<string, unknown> =>
@@ -12,14 +13,6 @@ async function initialize (app: FastifyInstance, protocolVersion = '2025-11-25',
   const id = reply.headers['mcp-session-id']
   if (typeof id !== 'string') throw new Error(`initialize failed: ${reply.statusCode} ${reply.body}`)
   return id
-}
-
-/** SSE events of a finished body: `[{ id?, retry?, data }]`. */
-function eventsOf (body: string): Array<{ id?: string, retry?: string, data: string }> {
-  return body.split('\n\n').filter((frame) => frame !== '' && !frame.startsWith(':')).map((frame) => {
-    const fields = Object.fromEntries(frame.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]))
-    return fields as { id?: string, retry?: string, data: string }
-  })
 }
 
 t.test('initialize issues a session id and answers as JSON when the client takes it', async (t) => {
@@ -54,8 +47,8 @@ t.test('a request that streams is answered on an event stream: priming event fir
   t.equal(reply.statusCode, 200)
   t.match(reply.headers['content-type'], /^text\/event-stream/)
   const events = eventsOf(reply.body)
-  t.match(events[0], { id: /^\d+_\d+$/, retry: '1000', data: '' }, 'a priming event: an id, a retry and empty data')
-  const messages = events.slice(1).map((event) => JSON.parse(event.data))
+  t.match(events[0], { id: /^\d+_\d+$/, retry: 1000, data: '' }, 'a priming event: an id, a retry and empty data')
+  const messages = events.slice(1).map((event) => JSON.parse(event.data ?? ''))
   t.same(messages.map((message) => message.method ?? 'response'),
     ['notifications/progress', 'notifications/progress', 'notifications/message', 'response'], 'progress and logs of the call, then its answer')
   t.same(messages[3], { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'done 2' }] } })
@@ -99,7 +92,7 @@ t.test('priming follows the version the session negotiated, not the request head
   const upgradedCurrent = await app.inject({
     method: 'POST', url: '/mcp', headers: { ...BOTH, 'mcp-session-id': current, 'mcp-protocol-version': '2025-03-26' }, payload: call(2, 'progress', { steps: 1 }, 'tok')
   })
-  t.match(eventsOf(upgradedCurrent.body), [{ data: '', retry: '1000' }, { data: /notifications\/progress/ }], 'upgraded, 2025-11-25: primed')
+  t.match(eventsOf(upgradedCurrent.body), [{ data: '', retry: 1000 }, { data: /notifications\/progress/ }], 'upgraded, 2025-11-25: primed')
 })
 
 t.test('status codes of the error contract', async (t) => {
@@ -218,7 +211,7 @@ t.test('stateless mode: every POST stands alone', async (t) => {
   t.same(JSON.parse(events[0]?.data ?? ''), { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: '5' }] } })
   const upgraded = await app.inject({ method: 'POST', url: '/mcp', headers: { ...BOTH, 'mcp-protocol-version': '2025-11-25' }, payload: call(9, 'progress', { steps: 1 }, 'tok') })
   t.match(upgraded.headers['content-type'], /^text\/event-stream/, 'a call that reports progress is upgraded to a stream')
-  t.same(eventsOf(upgraded.body).map((event) => JSON.parse(event.data).method ?? 'response'),
+  t.same(eventsOf(upgraded.body).map((event) => JSON.parse(event.data ?? '').method ?? 'response'),
     ['notifications/progress', 'notifications/message', 'response'], 'unprimed, without ids')
   const json = await app.inject({ method: 'POST', url: '/mcp', headers: { ...BOTH, accept: 'application/json' }, payload: { jsonrpc: '2.0', id: 8, method: 'tools/list' } })
   const weather = json.json().result.tools.find((tool: { name: string }) => tool.name === 'weather')
@@ -250,7 +243,7 @@ t.test('CORS headers and preflights on the Streamable HTTP endpoint', async (t) 
     headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'mcp-session-id' }
   })
   t.equal(preflight.statusCode, 204)
-  t.match(preflight.headers['access-control-allow-headers'], /Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID/)
+  t.match(preflight.headers['access-control-allow-headers'], /Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID/)
   const reply = await app.inject({ method: 'POST', url: '/mcp', headers: { ...BOTH, origin: 'https://app.example.com' }, payload: INIT })
   t.equal(reply.headers['access-control-allow-origin'], 'https://app.example.com')
   t.match(reply.headers['access-control-expose-headers'], /Mcp-Session-Id/, 'a browser client can read the session id')
@@ -302,7 +295,7 @@ t.test('one standalone GET stream per session: a second one is 409', async (t) =
   t.equal(second.status, 409)
   t.match(JSON.parse(await second.text()), { id: null, error: { message: /already has a GET stream open/ } })
   first.destroy()
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  await sleep(50)
   const again = await raw(url, 'GET', headers)
   t.equal(again.status, 200, 'once the first is gone, a new one may open')
   again.destroy()

@@ -4,8 +4,9 @@ import type { FastifyInstance } from 'fastify'
 import { MemoryEventStore } from '../../src/scale/memory/event-store.js'
 import { connectStreamable } from '../helpers/clients.js'
 import { probes } from '../fixtures/catalog.js'
-import { listeningCatalogApp, waitFor } from '../fixtures/http-app.js'
-import { BOTH, messageOf, openSession, raw, type RawReply, type SseEvent } from '../fixtures/streamable-raw.js'
+import { BOTH, messageOf, openSession, raw, type RawReply, type SseEvent } from '../helpers/streamable-raw.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { sleep, until } from '../helpers/wait.js'
 
 const call = (id: number, name: string, args: Record<string, unknown> = {}): Record<string, unknown> =>
   ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: { progressToken: `p${id}` } } })
@@ -25,9 +26,9 @@ function addGatedTools (app: FastifyInstance): { open: () => void } {
   app.mcp.tool({ name: 'closer', description: 'Closes its own stream mid-call' }, async (_args, ctx) => {
     ctx.progress(1, 3)
     const closed = ctx.closeStream(20)
-    await new Promise((resolve) => setTimeout(resolve, 30))
+    await sleep(30)
     ctx.progress(2, 3)
-    await new Promise((resolve) => setTimeout(resolve, 30))
+    await sleep(30)
     ctx.progress(3, 3)
     return { content: [{ type: 'text', text: `closed: ${String(closed)}` }] }
   })
@@ -75,7 +76,7 @@ t.test('a dropped POST stream resumes with Last-Event-ID: nothing lost, nothing 
   t.same(said(first), ['one', 'two'])
   post.destroy()
   gate.open()
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  await sleep(50)
   t.equal(app.mcp.sessionCount, 1, 'a dropped stream does not end the session')
 
   const resumed = await resume(url, session, first[1]?.id as string)
@@ -131,7 +132,7 @@ t.test('the standalone GET stream resumes too, and stays open', async (t) => {
   const a = await get.next()
   t.same(said([a]), ['a'])
   get.destroy()
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  await sleep(50)
   say('b')
   say('c')
   const resumed = await resume(url, session, a.id as string)
@@ -192,7 +193,7 @@ t.test('without resumption, a dropped stream cancels its handler', async (t) => 
   t.equal(first.id, undefined, 'no store: no priming event, no event ids at all')
   t.match(messageOf(first), { method: 'notifications/progress' })
   post.destroy()
-  await waitFor(() => probes.aborted.includes('no-store'), 5000, 'the handler to abort')
+  await until(() => probes.aborted.includes('no-store'), { timeoutMs: 5000, what: 'the handler to abort' })
   t.pass('nobody could read the answer, so the handler was cancelled')
 
   // A JSON answer has no stream to resume at all, store or not.
@@ -235,6 +236,6 @@ t.test('DELETE ends every stream of the session and aborts its handlers', async 
   t.equal(deleted.status, 204)
   t.same(await get.rest(), [], 'the GET stream ends')
   t.same(await post.rest(), [], 'the POST stream ends, unanswered')
-  await waitFor(() => probes.aborted.includes('deleted'), 5000, 'the handler to abort')
+  await until(() => probes.aborted.includes('deleted'), { timeoutMs: 5000, what: 'the handler to abort' })
   t.equal(app.mcp.sessionCount, 0)
 })

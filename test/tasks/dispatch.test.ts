@@ -4,6 +4,7 @@ import { TaskLimitError } from '../../src/errors.js'
 import { MemoryTaskStore } from '../../src/protocol/tasks/memory-store.js'
 import type { Principal } from '../../src/protocol/principal.js'
 import { memoryCore } from '../helpers/memory.js'
+import { poll, sleep, until } from '../helpers/wait.js'
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
@@ -16,13 +17,9 @@ function deferred<T = void> () {
   return { promise, resolve }
 }
 
-/** Polls tasks/get until `done` holds (no wall-clock bound: tap's timeout is the backstop). */
+/** Reads tasks/get until it fails or `done` holds. */
 async function pollUntil (client: { request: (m: string, p?: Record<string, unknown>) => Promise<any> }, taskId: string, done: (task: any) => boolean): Promise<any> {
-  for (;;) {
-    const answer = await client.request('tasks/get', { taskId })
-    if (answer.error !== undefined || done(answer.result)) return answer
-    await new Promise((resolve) => setTimeout(resolve, 2))
-  }
+  return await poll(async () => await client.request('tasks/get', { taskId }), (answer) => answer.error !== undefined || done(answer.result), { everyMs: 2, what: `task ${taskId}` })
 }
 /** A 2026-07-28 result without the serverInfo `_meta` every result carries. */
 const bare = (result: any): any => {
@@ -333,8 +330,7 @@ t.test('after the TTL a task is gone, and one still running is stopped', async (
   const shortClient = short.modern({ capabilities: TASKS })
   const stuck = (await shortClient.request('tools/call', { name: 'stuck', arguments: {} })).result
   t.equal((await pollUntil(shortClient, stuck.taskId, () => false)).error.code, -32602, 'a running task expires too')
-  // eslint-disable-next-line no-unmodified-loop-condition -- set by a callback while this waits
-  while (reason === undefined) await new Promise((resolve) => setTimeout(resolve, 2))
+  await until(() => reason !== undefined, { everyMs: 2, what: "the handler's signal to abort" })
   t.match(reason, { message: 'The task expired' }, "its handler's signal aborted")
   t.equal(short.core.tasks.runningCount, 0)
 })
@@ -385,8 +381,8 @@ t.test('a custom store is used as given; its failures are logged, not thrown at 
   const { taskId } = (await client.request('tools/call', { name: 'job', arguments: {} })).result
   failUpdates = true
   gate.resolve()
-  while (core.tasks.runningCount > 0) await new Promise((resolve) => setTimeout(resolve, 2))
-  await new Promise((resolve) => setTimeout(resolve, 5))
+  await until(() => core.tasks.runningCount === 0, { everyMs: 2, what: 'no task running' })
+  await sleep(5)
   t.match(logged, [{ message: 'task store update failed', details: { taskId } }])
   t.equal((await client.request('tasks/get', { taskId })).result.status, 'working', 'what the store has is what clients see')
   await core.tasks.close()
@@ -419,7 +415,7 @@ t.test('two servers sharing a store: either answers tasks/get; a cancel through 
   t.same(bare((await onB.request('tasks/cancel', { taskId })).result), { resultType: 'complete' })
   t.equal((await onA.request('tasks/get', { taskId })).result.status, 'cancelled')
   gate.resolve()
-  while (a.core.tasks.runningCount > 0) await new Promise((resolve) => setTimeout(resolve, 2))
+  await until(() => a.core.tasks.runningCount === 0, { everyMs: 2, what: 'no task running' })
   const final = (await onA.request('tasks/get', { taskId })).result
   t.equal(final.status, 'cancelled', 'the work finishing later does not overwrite the cancel')
   t.notOk('result' in final)

@@ -2,43 +2,34 @@
 // option `execution.taskStart: 'handler'` and `ctx.startTask()`), and what an input_required answer
 // does to the handler it interrupts. Real listener, raw 2026-07-28 requests over fetch.
 import t, { type Test } from 'tap'
-import Fastify from 'fastify'
-import mcp, { MCPServer } from '../../src/index.js'
+import { MCPServer } from '../../src/index.js'
 import { connectStreamable } from '../helpers/clients.js'
-import { headersFor, modern, sseMessages } from '../helpers/modern.js'
+import { modern, postModern } from '../helpers/modern.js'
+import { serve } from '../helpers/serve.js'
+import { poll } from '../helpers/wait.js'
 
 const TASKS = { 'io.modelcontextprotocol/tasks': {} }
 const ASKER = { elicitation: {}, extensions: TASKS }
 const NAME_SCHEMA = { type: 'object', properties: { user_name: { type: 'string' } }, required: ['user_name'] }
 
-async function serve (t: Test) {
-  const app = Fastify({ forceCloseConnections: true })
-  t.teardown(() => app.close())
-  await app.register(mcp, { name: 'tasks-mrtr', version: '1.0.0' })
+/** The app, and a 2026-07-28 client: `rpc` answers one request, `settled` reads a task until it is terminal. */
+async function tasksApp (t: Test) {
+  const { app, base } = await serve(t, { name: 'tasks-mrtr', version: '1.0.0' })
   let nextId = 1
   async function rpc (method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = ASKER): Promise<any> {
-    const body = modern(nextId++, method, params, { 'io.modelcontextprotocol/clientCapabilities': capabilities })
-    const headers = headersFor(body)
-    if (method.startsWith('tasks/')) headers['mcp-name'] = String(params.taskId)
-    const response = await fetch(`${await ready}/mcp`, { method: 'POST', headers, body: JSON.stringify(body) })
-    const text = await response.text()
-    const json = response.headers.get('content-type')?.includes('text/event-stream') === true ? sseMessages(text).pop() : JSON.parse(text)
-    return { status: response.status, ...json }
+    const { status, body } = await postModern(`${base}/mcp`, modern(nextId++, method, params, { 'io.modelcontextprotocol/clientCapabilities': capabilities }))
+    return { status, ...body }
   }
-  async function settled (taskId: string): Promise<any> {
-    for (;;) {
-      const { result } = await rpc('tasks/get', { taskId })
-      if (['completed', 'failed', 'cancelled'].includes(result.status)) return result
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    }
+  /** Reads task `taskId` until its status is `status` (by default: any terminal one). */
+  async function settled (taskId: string, status?: string): Promise<any> {
+    const done = (task: any): boolean => status === undefined ? ['completed', 'failed', 'cancelled'].includes(task.status) : task.status === status
+    return await poll(async () => (await rpc('tasks/get', { taskId })).result, done, { what: `task ${taskId} ${status ?? 'settled'}` })
   }
-  const ready = app.listen({ port: 0, host: '127.0.0.1' })
-  await ready
   return { app, rpc, settled }
 }
 
 t.test('taskStart handler: input_required rounds first, then the call answers with a task carrying the answer', async (t) => {
-  const { app, rpc, settled } = await serve(t)
+  const { app, rpc, settled } = await tasksApp(t)
   let runs = 0
   app.mcp.tool({ name: 'greet_later', execution: { taskSupport: 'required', taskStart: 'handler' } }, async (_args, ctx) => {
     runs++
@@ -74,7 +65,7 @@ t.test('taskStart handler: input_required rounds first, then the call answers wi
 })
 
 t.test('taskStart handler: after startTask the handler\'s signal, asks and cancel are the task\'s', async (t) => {
-  const { app, rpc, settled } = await serve(t)
+  const { app, rpc, settled } = await tasksApp(t)
   let aborted!: (reason: unknown) => void
   const abortSeen = new Promise<unknown>((resolve) => { aborted = resolve })
   app.mcp.tool({ name: 'confirm_then_wait', execution: { taskSupport: 'optional', taskStart: 'handler' } }, async (_args, ctx) => {
@@ -89,17 +80,12 @@ t.test('taskStart handler: after startTask the handler\'s signal, asks and cance
   const created = await rpc('tools/call', { name: 'confirm_then_wait', arguments: {} })
   t.equal(created.result.resultType, 'task')
   const { taskId } = created.result
-  let task: any
-  do {
-    task = (await rpc('tasks/get', { taskId })).result
-  } while (task.status !== 'input_required')
+  const task = await settled(taskId, 'input_required')
   const key = Object.keys(task.inputRequests)[0] as string
   t.equal(task.inputRequests[key].method, 'elicitation/create')
   t.match((await rpc('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { go: true } } } })).result, { resultType: 'complete' })
   // Wait until the handler is parked on its signal, then cancel.
-  do {
-    task = (await rpc('tasks/get', { taskId })).result
-  } while (task.status !== 'working')
+  await settled(taskId, 'working')
   await rpc('tasks/cancel', { taskId })
   const reason = await abortSeen
   t.match(reason, { message: /cancelled/ })
@@ -107,7 +93,7 @@ t.test('taskStart handler: after startTask the handler\'s signal, asks and cance
 })
 
 t.test('taskStart handler: a run that never calls startTask answers the call; other clients get false', async (t) => {
-  const { app, rpc } = await serve(t)
+  const { app, rpc } = await tasksApp(t)
   const seen: boolean[] = []
   app.mcp.tool({ name: 'maybe', execution: { taskSupport: 'optional', taskStart: 'handler' } }, async (args, ctx) => {
     if ((args as Record<string, unknown>).escalate === true) seen.push(await ctx.startTask())
@@ -123,13 +109,11 @@ t.test('taskStart handler: a run that never calls startTask answers the call; ot
 })
 
 t.test('taskStart handler on a 2025 session: startTask() is false, the handler answers in the call', async (t) => {
-  const app = Fastify({ forceCloseConnections: true })
-  t.teardown(() => app.close())
-  await app.register(mcp, { name: 'legacy', version: '1.0.0' })
-  app.mcp.tool({ name: 'maybe', execution: { taskSupport: 'optional', taskStart: 'handler' } }, async (_args, ctx) => ({
-    content: [{ type: 'text', text: `task: ${String(await ctx.startTask())}` }]
-  }))
-  const base = await app.listen({ port: 0, host: '127.0.0.1' })
+  const { base } = await serve(t, { name: 'legacy', version: '1.0.0' }, (app) => {
+    app.mcp.tool({ name: 'maybe', execution: { taskSupport: 'optional', taskStart: 'handler' } }, async (_args, ctx) => ({
+      content: [{ type: 'text', text: `task: ${String(await ctx.startTask())}` }]
+    }))
+  })
   const { client } = await connectStreamable(`${base}/mcp`)
   t.teardown(() => client.close())
   const result = await client.callTool({ name: 'maybe', arguments: {} })
@@ -145,7 +129,7 @@ t.test('execution.taskStart is checked when the tool is registered', async (t) =
 })
 
 t.test('an input_required answer aborts ctx.signal, and does not wait for a handler that goes on', async (t) => {
-  const { app, rpc } = await serve(t)
+  const { app, rpc } = await tasksApp(t)
   let signal: AbortSignal | undefined
   let stopped!: () => void
   const handlerStopped = new Promise<void>((resolve) => { stopped = resolve })
@@ -165,7 +149,7 @@ t.test('an input_required answer aborts ctx.signal, and does not wait for a hand
 })
 
 t.test('an input_required answer after the handler returned aborts the signal too', async (t) => {
-  const { app, rpc } = await serve(t)
+  const { app, rpc } = await tasksApp(t)
   let signal: AbortSignal | undefined
   app.mcp.tool({ name: 'ask' }, async (_args, ctx) => {
     signal = ctx.signal
@@ -183,7 +167,7 @@ t.test('an input_required answer after the handler returned aborts the signal to
 })
 
 t.test('ctx.session on a 2026-07-28 request is the empty string, in the call and in the task it becomes', async (t) => {
-  const { app, rpc, settled } = await serve(t)
+  const { app, rpc, settled } = await tasksApp(t)
   const seen: unknown[] = []
   app.mcp.tool({ name: 'where', execution: { taskSupport: 'optional', taskStart: 'handler' } }, async (_args, ctx) => {
     seen.push(ctx.session)

@@ -1,11 +1,9 @@
 // The Tasks extension over stdio, the server a real child process: a task-augmented call polled to
 // completion, one cancelled (its handler's signal aborts), and a call without the extension.
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
-import { createInterface } from 'node:readline'
 import t from 'tap'
-import { fixture } from '../helpers/clients.js'
 import { modern } from '../helpers/modern.js'
+import { spawnStdioFixture } from '../helpers/stdio-child.js'
+import { poll as pollUntil, until } from '../helpers/wait.js'
 
 // A child process that compiles on start: more than the default per-file budget on a busy machine.
 t.setTimeout(240_000)
@@ -13,29 +11,12 @@ t.setTimeout(240_000)
 const TASKS = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
 
 t.test('tasks over stdio: polled to completion, cancelled, refused without the extension', async (t) => {
-  const child = spawn(process.execPath, [...process.execArgv, fixture('stdio-tasks-server.ts')], { stdio: ['pipe', 'pipe', 'pipe'] })
-  t.teardown(() => { child.kill() })
-  let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-  const answers = new Map<unknown, (message: any) => void>()
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const message = JSON.parse(line)
-    answers.get(message.id)?.(message)
-  })
+  const child = spawnStdioFixture(t, 'stdio-tasks-server.ts')
   let nextId = 1
-  const rpc = async (method: string, params: Record<string, unknown>, extra: Record<string, unknown> = TASKS): Promise<any> => {
-    const id = nextId++
-    const answered = new Promise<any>((resolve) => answers.set(id, resolve))
-    child.stdin.write(JSON.stringify(modern(id, method, params, extra)) + '\n')
-    return await answered
-  }
-  const poll = async (taskId: string, done: (task: any) => boolean): Promise<any> => {
-    for (;;) {
-      const answer = await rpc('tasks/get', { taskId })
-      if (done(answer.result)) return answer.result
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
+  const rpc = async (method: string, params: Record<string, unknown>, extra: Record<string, unknown> = TASKS): Promise<any> =>
+    await child.call(modern(nextId++, method, params, extra))
+  const poll = async (taskId: string, done: (task: any) => boolean): Promise<any> =>
+    await pollUntil(async () => (await rpc('tasks/get', { taskId })).result, done, { everyMs: 20, what: `task ${taskId}` })
   const terminal = (task: any): boolean => ['completed', 'failed', 'cancelled'].includes(task.status)
 
   const created = await rpc('tools/call', { name: 'slow_sum', arguments: { a: 2, b: 3 } })
@@ -53,11 +34,11 @@ t.test('tasks over stdio: polled to completion, cancelled, refused without the e
   t.equal(running.result.resultType, 'task')
   await rpc('tasks/cancel', { taskId: running.result.taskId })
   t.equal((await poll(running.result.taskId, terminal)).status, 'cancelled')
-  while (!stderr.includes('forever: aborted')) await once(child.stderr, 'data')
+  await until(() => child.stderr().includes('forever: aborted'), { what: 'the handler to see ctx.signal abort' })
   t.pass('the cancelled task\'s handler saw ctx.signal abort')
 
   const after = await rpc('tools/call', { name: 'slow_sum', arguments: { a: 3, b: 4 } }, {})
   t.equal(after.result.content[0].text, '7', 'the server keeps serving')
-  child.stdin.end()
-  t.equal((await once(child, 'exit'))[0], 0, 'the child exits cleanly when stdin ends')
+  child.process.stdin.end()
+  t.equal(await child.exited, 0, 'the child exits cleanly when stdin ends')
 })

@@ -3,6 +3,7 @@ import { TaskLimitError } from '../../src/errors.js'
 import { MemoryTaskStore } from '../../src/protocol/tasks/memory-store.js'
 import { ownerKey } from '../../src/protocol/tasks/owner.js'
 import type { StoredTask } from '../../src/protocol/tasks/types.js'
+import { until } from '../helpers/wait.js'
 
 const limits = { maxTasks: 3, maxTasksPerOwner: 2 }
 
@@ -73,7 +74,7 @@ t.test('the expiry timer drops a task without anyone reading it; close clears ev
   const store = new MemoryTaskStore()
   store.create(task('soon', 'alice', Date.now(), 5), limits)
   store.create(task('later', 'alice', Date.now(), 60_000), limits)
-  while (store.size > 1) await new Promise((resolve) => setTimeout(resolve, 5))
+  await until(() => store.size <= 1, { everyMs: 5, what: 'the short-lived task to expire' })
   t.equal(store.size, 1, 'the short-lived task went by itself')
   store.close()
   t.equal(store.size, 0)

@@ -6,8 +6,8 @@ import { CreateMessageRequestSchema, McpError } from '@modelcontextprotocol/sdk/
 import { MCPServer, Type } from '../../src/index.js'
 import { resolvePluginOptions, resolveServerOptions } from '../../src/schemas/resolve.js'
 import { connectStreamable } from '../helpers/clients.js'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { installOtel } from '../fixtures/otel.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
 
 async function callOnce (t: Test, options: Record<string, unknown>, onCall?: (recording: boolean) => void): Promise<void> {
   const { app, base } = await listeningCatalogApp(t, options)

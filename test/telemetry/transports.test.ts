@@ -5,8 +5,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { connectSse, connectStdio, connectStreamable } from '../helpers/clients.js'
 import { headersFor, modern } from '../helpers/modern.js'
-import { listeningCatalogApp } from '../fixtures/http-app.js'
 import { installOtel, registerTelemetryTools, type Recorded, type RecordedSpan } from '../fixtures/otel.js'
+import { listeningCatalogApp } from '../helpers/serve.js'
+import { within } from '../helpers/wait.js'
 
 const SERVER = 1
 const CLIENT = 2
@@ -58,12 +59,10 @@ function one (t: Test, spans: RecordedSpan[], name: string): RecordedSpan {
 }
 
 /** Reads until `ready` holds: the last spans (a cancelled call) end just after the client gave up. */
+/** What is recorded once `ready` holds, or after 2 s, whatever it is then (the checks say what is missing). */
 async function settle (read: () => Promise<Recorded>, ready: (recorded: Recorded) => boolean): Promise<Recorded> {
-  let recorded = await read()
-  for (let attempt = 0; attempt < 100 && !ready(recorded); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    recorded = await read()
-  }
+  let recorded!: Recorded
+  await within(async () => ready(recorded = await read()), { timeoutMs: 2000, everyMs: 20 })
   return recorded
 }
 

@@ -51,7 +51,7 @@ export const callTool: MethodHandler = async (params, { registry, ctx, session, 
   const version = session.protocolVersion as string
   if (!asTask) return await runTool(name, tool, args, ctx, session.id, logger, version)
 
-  const origin = { session: session.id, auth: ctx.auth, requestId: ctx.requestId, protocolVersion: version, meta: ctx.meta, clientCapabilities: session.clientCapabilities }
+  const origin = { session: session.id, auth: ctx.auth, http: ctx.http?.detach(), requestId: ctx.requestId, protocolVersion: version, meta: ctx.meta, clientCapabilities: session.clientCapabilities }
   // The principal of this very request owns the task (on 2026-07-28 each request is authenticated on its own).
   const owner = ownerKey(ctx.auth)
   if (tool.taskStart === 'handler') return await runUntilTask({ name, tool, args, ctx, tasks, owner, origin, logger, version })

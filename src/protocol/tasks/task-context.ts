@@ -2,6 +2,7 @@ import type { Span } from '@opentelemetry/api'
 import { NOOP_SPAN } from '../../telemetry/index.js'
 import { clientSupportsApps } from '../apps.js'
 import type { HandlerContext, ServerRequestOptions } from '../context.js'
+import type { HttpContext } from '../http.js'
 import type { JsonRpcId } from '../../jsonrpc/messages.js'
 import { MissingCapabilityError } from '../modern/errors.js'
 import type { Principal } from '../principal.js'
@@ -11,6 +12,8 @@ import type { TaskRun } from './manager.js'
 export interface TaskOrigin {
   session: string
   auth: Principal | undefined
+  /** Copied out of the request (`RequestHttp.detach`): a task must not hold the request alive. */
+  http: HttpContext | undefined
   requestId: JsonRpcId
   protocolVersion: string
   meta: Record<string, unknown> | undefined
@@ -28,6 +31,8 @@ export interface TaskOrigin {
 export class TaskContext implements HandlerContext {
   readonly session: string
   readonly auth: Principal | undefined
+  /** The HTTP request that started the task, as it was then; undefined on stdio. */
+  readonly http: HttpContext | undefined
   readonly requestId: JsonRpcId
   readonly protocolVersion: string
   readonly meta: Record<string, unknown> | undefined
@@ -43,6 +48,7 @@ export class TaskContext implements HandlerContext {
     this.run = run
     this.session = origin.session
     this.auth = origin.auth
+    this.http = origin.http
     this.requestId = origin.requestId
     this.protocolVersion = origin.protocolVersion
     this.meta = origin.meta

@@ -24,11 +24,22 @@ export interface LiveObject {
   /** What the object is, for messages: `an EventStore`. */
   readonly label: string
   readonly nonObjects: NonObjects
+  /** Only a function is taken out (the option also takes plain data, which the schema checks). */
+  readonly functionsOnly?: boolean
 }
 
 /** A live object at `path`; see {@link NonObjects} for `nonObjects`. */
 export function liveObject (path: readonly string[], methods: readonly string[], label: string, nonObjects: NonObjects = 'got'): LiveObject {
   return { path, methods, label, nonObjects }
+}
+
+/**
+ * A caller's function at `path` where the option also takes plain data (a predicate or a list of
+ * matchers): the function is passed through untouched, anything else is left to the schema and
+ * the option's rules.
+ */
+export function liveFunction (path: readonly string[], label: string): LiveObject {
+  return { path, methods: [], label, nonObjects: 'rules', functionsOnly: true }
 }
 
 /** The options with their live objects taken out, the objects, and what is wrong with them. */
@@ -52,7 +63,7 @@ export function takeOut (input: unknown, lives: readonly LiveObject[]): TakenOut
     if (message !== undefined) problems.push({ path: live.path.join('.'), message })
     if (given === undefined) {
       value = withAt(value, live.path, undefined, false)
-    } else if (isObject(given)) {
+    } else if (live.functionsOnly === true ? typeof given === 'function' : isObject(given)) {
       taken.push([live, given])
       value = withAt(value, live.path, LIVE, false)
     }

@@ -8,13 +8,14 @@ import { createCorsPolicy } from './cors.js'
 import { HttpDoor } from './door.js'
 import { endAtDeadline } from './expiry.js'
 import { createOriginGuard } from './guards.js'
+import { requestFactsHook } from './request-facts.js'
 import { transportErrorHandler } from './replies.js'
 import { SessionLimits } from './session-limits.js'
 import { StreamSet } from './sse-stream.js'
 
 /** Route options every MCP route carries. */
 export interface McpRouteOptions {
-  /** In order: host/origin guard, CORS, auth. */
+  /** In order: host/origin guard, CORS, auth, the request facts of `ctx.http`. */
   onRequest: onRequestHookHandler[]
   /** Request logs with credential query parameters redacted (when auth is on). */
   logSerializers?: { req: (request: FastifyRequest) => Record<string, unknown> }
@@ -73,6 +74,8 @@ export async function setupHttp (app: FastifyInstance, core: McpCore, options: R
   const hooks: onRequestHookHandler[] = [guard]
   if (cors !== undefined) hooks.push(cors.onRequest)
   if (auth !== undefined) hooks.push(auth.onRequest)
+  // Last: what ctx.http tells handlers is what the guard above accepted.
+  hooks.push(requestFactsHook(auth?.credential))
   const routeOptions = (only = hooks): McpRouteOptions => auth === undefined
     ? { onRequest: [...only] }
     : { onRequest: [...only], logSerializers: auth.logSerializers }
