@@ -1,8 +1,9 @@
 // Route tools are tools: a route's `config.mcp.auth` and `config.mcp.rateLimit` are enforced like a
 // definition's, `defaultAuth` covers routes without a rule, and operation middleware wraps their
 // calls; a caller the rule denies never reaches the route.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { connectStreamable } from '../helpers/clients.js'
 import { ADMIN, READER, routesApp } from '../helpers/routes-app.js'
 import type { Principal } from '../../src/index.js'
@@ -14,7 +15,7 @@ function reportsRoute (app: FastifyInstance): void {
   app.get('/ping', { config: { mcp: { name: 'ping', rateLimit: { max: 1, timeWindow: 60_000 } } } }, async () => ({ pong: true }))
 }
 
-async function connect (t: Parameters<Parameters<typeof t.test>[1]>[0], base: string, token: string): Promise<Awaited<ReturnType<typeof connectStreamable>>['client']> {
+async function connect (t: Test, base: string, token: string): Promise<Client> {
   const { client } = await connectStreamable(`${base}/mcp`, { headers: { authorization: `Bearer ${token}` } })
   t.teardown(() => client.close())
   return client
@@ -33,7 +34,7 @@ t.test('config.mcp.auth: the route is listed and callable for callers it allows 
   const admin = await connect(t, base, ADMIN)
   const reader = await connect(t, base, READER)
 
-  const names = async (client: typeof admin): Promise<string[]> => (await client.listTools()).tools.map((tool) => tool.name)
+  const names = async (client: Client): Promise<string[]> => (await client.listTools()).tools.map((tool) => tool.name)
   t.ok((await names(admin)).includes('reports'), 'an admin sees the route tool')
   t.notOk((await names(reader)).includes('reports'), 'a reader does not')
   t.notOk(JSON.stringify(await admin.listTools()).includes('allow'), 'the rule is never sent')
