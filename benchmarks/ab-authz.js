@@ -9,14 +9,19 @@
 //   rules50     this build, 50 tools under access rules (a predicate), the called one among them
 //   middleware  this build, one pass-through middleware: async (op, next) => await next()
 //
-//   node --expose-gc benchmarks/ab-authz.js <before>/dist/index.js <after>/dist/index.js [rounds=40] [batch=400]
+// On a shared machine a batch's CPU per call moves by tens of per cent with the neighbours' load;
+// many small batches in rotation put each server through the same spells, and the ratio of the
+// total CPU of all rounds (with the spread of that ratio over ten blocks of rounds) is what says
+// a few per cent, where the median of per-round ratios is shown for comparison.
+//
+//   node --expose-gc benchmarks/ab-authz.js <before>/dist/index.js <after>/dist/index.js [rounds=1500] [batch=50]
 import { pathToFileURL } from 'node:url'
 import { resolve } from 'node:path'
 import Fastify from 'fastify'
 import { AddSchema, ADD_DESCRIPTION, addResult, SERVER_INFO } from './servers/shared.js'
 import { median } from './lib/stats.js'
 
-const [before, after, roundsArg = '40', batchArg = '400'] = process.argv.slice(2)
+const [before, after, roundsArg = '1500', batchArg = '50'] = process.argv.slice(2)
 if (before === undefined || after === undefined) {
   process.stderr.write('usage: node --expose-gc benchmarks/ab-authz.js <before dist/index.js> <after dist/index.js> [rounds] [batch]\n')
   process.exit(2)
@@ -64,7 +69,8 @@ const servers = {
   })
 }
 const names = Object.keys(servers)
-for (let i = 0; i < 5; i++) for (const name of names) await servers[name].run(batch)
+// Warm-up: 2000 calls each, so that every server runs optimized code before the first timed batch.
+for (let i = 0; i < Math.ceil(2000 / batch); i++) for (const name of names) await servers[name].run(batch)
 const perCall = Object.fromEntries(names.map((name) => [name, []]))
 for (let round = 0; round < rounds; round++) {
   // Rotate who goes first, so that none always runs right after another's garbage.
@@ -73,11 +79,20 @@ for (let round = 0; round < rounds; round++) {
     perCall[name].push(await servers[name].run(batch))
   }
 }
-const ratio = (name) => {
-  const ratios = perCall[name].map((value, i) => value / perCall.before[i])
-  const sorted = [...ratios].sort((p, q) => p - q)
-  return `${median(ratios).toFixed(3)} (middle half ${sorted[Math.floor(sorted.length / 4)].toFixed(3)}..${sorted[Math.floor(sorted.length * 3 / 4)].toFixed(3)})`
+const total = (values) => values.reduce((sum, value) => sum + value, 0)
+const BLOCKS = 10
+/** Total CPU of `name` over the base's, overall and in each of ten blocks of consecutive rounds. */
+function totals (name, base) {
+  const size = Math.floor(rounds / BLOCKS)
+  const blocks = Array.from({ length: BLOCKS }, (_, b) => total(perCall[name].slice(b * size, (b + 1) * size)) / total(perCall[base].slice(b * size, (b + 1) * size)))
+  return `${(total(perCall[name]) / total(perCall[base])).toFixed(3)} (blocks ${Math.min(...blocks).toFixed(3)}..${Math.max(...blocks).toFixed(3)})`
 }
-const againstNone = (name) => median(perCall[name].map((value, i) => value / perCall.none[i])).toFixed(3)
-process.stdout.write(names.map((name) => `${name.padEnd(10)} ${median(perCall[name]).toFixed(1)} µs CPU per call; / before ${name === 'before' ? '1' : ratio(name)}; / none ${againstNone(name)}; wrong ${servers[name].wrong()}`).join('\n') + '\n')
+const medianRatio = (name, base) => median(perCall[name].map((value, i) => value / perCall[base][i])).toFixed(3)
+const lines = names.map((name) => [
+  `${name.padEnd(10)} ${(total(perCall[name]) / rounds).toFixed(1)} µs CPU per call (median batch ${median(perCall[name]).toFixed(1)})`,
+  name === 'before' ? '' : `/ before ${totals(name, 'before')}, median ratio ${medianRatio(name, 'before')}`,
+  name === 'before' || name === 'none' ? '' : `/ none ${totals(name, 'none')}, median ratio ${medianRatio(name, 'none')}`,
+  `wrong ${servers[name].wrong()}`
+].filter((part) => part !== '').join('; '))
+process.stdout.write(`${rounds} rounds of ${batch} calls per server\n${lines.join('\n')}\n`)
 process.exit(0)
