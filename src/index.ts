@@ -7,7 +7,7 @@ export { mcp, mcp as default } from './plugin.js'
 export type { MCPPluginOptions } from './plugin.js'
 export { MCPServer } from './server.js'
 export type { StartInfo, StdioStartInfo, HttpStartInfo } from './server.js'
-export type { MCPRegistryApi } from './protocol/core.js'
+export type { MCPRegistryApi } from './protocol/protocol-server.js'
 export type { Registration } from './protocol/registry.js'
 
 // Schemas for tool inputs and outputs: TypeBox 0.34, the same copy the framework validates with.

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { protocolExtensions } from './extensions/index.js'
 import { mountMcp, startScaleOut } from './transports/http/mount.js'
-import { McpCore, type MCPRegistryApi } from './protocol/core.js'
+import { ProtocolServer, type MCPRegistryApi } from './protocol/protocol-server.js'
 import type { Principal } from './protocol/principal.js'
 import { routeTools, type RouteToolConfig } from './routes/index.js'
 import type { PluginOptions } from './schemas/plugin.js'
@@ -35,7 +35,7 @@ const mcpPlugin: FastifyPluginAsync<MCPPluginOptions> = async (fastify, rawOptio
   const options = resolvePluginOptions(rawOptions)
   // Scale-out first: its shared task store goes into the core (unless the app brought its own).
   const engine = await startScaleOut(fastify, options)
-  const core = new McpCore({ ...options, taskStore: options.taskStore ?? engine?.tasks, logger: fastify.log, extensions: protocolExtensions(options.skills), authenticated: options.auth !== undefined })
+  const core = new ProtocolServer({ ...options, taskStore: options.taskStore ?? engine?.tasks, logger: fastify.log, extensions: protocolExtensions(options.skills), authenticated: options.auth !== undefined })
   // What was registered is checked as a whole once the app has registered it all: ready() rejects.
   fastify.addHook('onReady', async () => { core.verifyDefinitions() })
   const routes = routeTools(fastify, core, options)

@@ -3,7 +3,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { AlreadyStartedError, InvalidMessageError, InvalidOptionsError, NotFoundError, StartFailedError } from './errors.js'
 import { httpLoggerOptions } from './transports/http/logger-options.js'
 import { createStderrLogger } from './util/logger.js'
-import { McpCore, type MCPRegistryApi } from './protocol/core.js'
+import { ProtocolServer, type MCPRegistryApi } from './protocol/protocol-server.js'
 import type {
   AppResourceDefinition, ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
   SkillDefinition, ToolDefinition, ToolHandler
@@ -62,7 +62,7 @@ export const HTTP_PORT_ENV = 'FASTIFY_MCP_SERVER_HTTP_PORT'
 export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRegistryApi {
   /** The validated, defaulted, frozen options. */
   readonly options: ResolvedServerOptions
-  private readonly core: McpCore
+  private readonly core: ProtocolServer
   private lifecycle: Lifecycle = 'idle'
   private stdio: StdioRunner | undefined
   private app: FastifyInstance | undefined
@@ -76,7 +76,7 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
     const { transport } = this.options
     if (transport.type === 'sse' && transport.options.scaleOut !== undefined && this.options.taskStore === undefined) this.taskSlot = new TaskStoreSlot()
     const authenticated = transport.type === 'sse' && transport.options.auth !== undefined
-    this.core = new McpCore({ ...this.options, taskStore: this.options.taskStore ?? this.taskSlot, logger, extensions: protocolExtensions(this.options.skills), authenticated })
+    this.core = new ProtocolServer({ ...this.options, taskStore: this.options.taskStore ?? this.taskSlot, logger, extensions: protocolExtensions(this.options.skills), authenticated })
   }
 
   tool<I extends TSchema | JsonSchema, O extends TSchema | JsonSchema> (definition: ToolDefinition<I, O>, handler: ToolHandler<ArgsOf<I>>): Registration {

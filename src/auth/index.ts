@@ -5,7 +5,7 @@ import { credentialSource, type CredentialSource } from './credential.js'
 import { isAuthFailure } from './errors.js'
 import { createJwtStrategy } from './jwt.js'
 import { createOAuthStrategy } from './oauth.js'
-import { redactQueryParam, requestLogSerializer } from './redact.js'
+import { requestLogSerializer } from './redact.js'
 import { scopeChallenge, sendAuthFailure, type AuthConfig, type Strategy } from './strategy.js'
 
 export type { AuthConfig } from './strategy.js'
@@ -34,8 +34,6 @@ export interface AuthGuard {
    * credential query parameters (the API key's `queryParam`, a stray `access_token`...) redacted.
    */
   logSerializers: { req: (request: FastifyRequest) => Record<string, unknown> }
-  /** `url` with the credential query parameters redacted, for any other log line. */
-  redactUrl: (url: string) => string
   /**
    * Epoch ms from which this guard refuses `principal`'s credential (its expiry plus the clock
    * tolerance); undefined when it does not expire. Streams opened with it end then.
@@ -93,7 +91,6 @@ export async function createAuthGuard (auth: AuthConfig | undefined, env: AuthGu
       await strategy.registerRoutes?.(app, hooks)
     },
     logSerializers: { req: requestLogSerializer(params) },
-    redactUrl: (url) => redactQueryParam(url, params),
     validUntil: (principal) => principal.expiresAt === undefined ? undefined : principal.expiresAt + strategy.clockToleranceMs,
     scopeChallenge: (request, scopes) => scopeChallenge(scopes, strategy.resourceMetadata?.(request)),
     credential: credentialSource(auth),

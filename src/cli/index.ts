@@ -15,6 +15,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   })
 }
 
+// A reader that stops early (`inspect server.js | head`) closes the pipe: the rest has no reader,
+// which is no failure of the command, and no stack trace for the human either.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0)
+  throw error
+})
+
 const code = await main(process.argv.slice(2), {
   output: createOutput(process.stdout, process.stderr, process.env),
   stdin: process.stdin,

@@ -14,7 +14,7 @@ export type ChangeEvent =
 
 /**
  * Something beside the legacy sessions that takes change events: the 2026
- * listen streams. `McpCore` fans every change out to its sessions and to each
+ * listen streams. `ProtocolServer` fans every change out to its sessions and to each
  * listener; a listener answers how many receivers it reached.
  */
 export interface ChangeListener {
@@ -48,7 +48,7 @@ export function changeEventOf (notification: Pick<JsonRpcNotification, 'method' 
 /**
  * Where broadcasts and resource updates go when several instances serve one deployment (set by
  * the transports' scale-out wiring): to every instance, each of which delivers them to what it
- * holds through `McpCore.deliverLocally`. Each method answers how many receivers this instance
+ * holds through `ProtocolServer.deliverLocally`. Each method answers how many receivers this instance
  * reaches.
  */
 export interface ChangeRelay {

@@ -110,7 +110,7 @@ export class Dispatcher {
    */
   private async handleRequest (session: Session, request: JsonRpcRequest, principal: Principal | undefined, operation: ServerOperation | undefined, peer: HttpPeer | undefined): Promise<void> {
     // A modern session was admitted by the ladder (protocol/modern/ladder.ts) and is ready by construction.
-    const modern = session.era === 'modern'
+    const modern = session.generation === 'modern'
     const method = (modern ? MODERN_METHODS : LEGACY_METHODS).get(request.method)
     if (method === undefined) {
       this.refuse(session, request.id, failure(request.id, ErrorCode.MethodNotFound, `Method not found: ${request.method.slice(0, 128)}`), operation)

@@ -30,7 +30,7 @@ export interface ExtensionRegistrations {
   skills: (parentDir: string) => Registration
 }
 
-/** What the entry points give `McpCore`: the extensions built over its registry. */
+/** What the entry points give `ProtocolServer`: the extensions built over its registry. */
 export type ExtensionsFactory = (registry: Registry) => {
   extensions: readonly ProtocolExtension[]
   registrations: ExtensionRegistrations

@@ -162,7 +162,7 @@ export class RequestContext implements HandlerContext {
       if (method === 'roots/list') return this.task.listRoots(options)
       return method === 'sampling/createMessage' ? this.task.sample(params ?? {}, options) : this.task.elicit(params ?? {}, options)
     }
-    if (this.sessionRef.era === 'modern') {
+    if (this.sessionRef.generation === 'modern') {
       // 2026-07-28 has no server-to-client requests: the question goes back in the result instead
       // (multi-round-trip), and without the capability the answer is -32021.
       if (this.inputs !== undefined) return this.inputs.ask(method, params, options.key)
@@ -190,7 +190,7 @@ export function sendLog (session: Session, level: LogLevel, data: unknown, logge
   const threshold = session.logLevel
   if (threshold === undefined) {
     // 2026-07-28: no logs for a request whose _meta did not ask for them (MUST NOT).
-    if (session.era === 'modern') return
+    if (session.generation === 'modern') return
   } else if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold)) {
     return
   }

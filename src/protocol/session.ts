@@ -52,15 +52,10 @@ interface PendingRequest {
   cleanup: () => void
 }
 
-export type SessionState = 'new' | 'ready' | 'closed'
+/** The protocol generations a server may serve: 2026-07-28 (stateless) and the `initialize` ones. */
+export type ProtocolGeneration = 'modern' | 'legacy'
 
-/**
- * Which protocol generation a session speaks. `legacy`: a conversation opened
- * by `initialize` (2025-11-25 and older). `modern`: a throwaway session that
- * carries exactly one MCP 2026-07-28 request, its version, capabilities and
- * log level read from that request's `_meta` (see `protocol/modern/`).
- */
-export type SessionEra = 'legacy' | 'modern'
+export type SessionState = 'new' | 'ready' | 'closed'
 
 /**
  * One client's conversation with the server, whatever the transport. Holds the
@@ -76,7 +71,12 @@ export class Session {
    */
   readonly principal: Principal | undefined
   state: SessionState = 'new'
-  era: SessionEra = 'legacy'
+  /**
+   * Which protocol generation the session speaks. `legacy`: a conversation opened by `initialize`
+   * (2025-11-25 and older). `modern`: a throwaway session that carries exactly one MCP 2026-07-28
+   * request, its version, capabilities and log level read from that request's `_meta`.
+   */
+  generation: ProtocolGeneration = 'legacy'
   protocolVersion: string | undefined
   clientInfo: Record<string, unknown> | undefined
   clientCapabilities: Record<string, unknown> = {}

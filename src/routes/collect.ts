@@ -1,6 +1,6 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { RouteToolConfigError, RouteToolNameClashError, RouteToolSchemaError } from '../errors.js'
-import type { McpCore } from '../protocol/core.js'
+import type { ProtocolServer } from '../protocol/protocol-server.js'
 import type { ResolvedPluginOptions } from '../schemas/resolve.js'
 import type { RouteCandidate } from '../schemas/routes.js'
 import { routeHandler } from './call.js'
@@ -63,7 +63,7 @@ export class RouteCollector {
   }
 
   /** Registers every chosen route as a tool of `core`, calling it through `app.inject()`. */
-  register (app: FastifyInstance, core: McpCore): void {
+  register (app: FastifyInstance, core: ProtocolServer): void {
     const byName = new Map<string, string>()
     const tools: Array<{ label: string, method: string, tool: RouteTool }> = []
     for (const { route, method, scope, config } of this.chosen) {

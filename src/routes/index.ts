@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { McpCore } from '../protocol/core.js'
+import type { ProtocolServer } from '../protocol/protocol-server.js'
 import type { ResolvedPluginOptions } from '../schemas/resolve.js'
 import { RouteCollector } from './collect.js'
 
@@ -12,7 +12,7 @@ export type { RouteToolConfig } from './config.js'
  * are: every route declared from then on, in this scope and the scopes it encloses, is a candidate,
  * and the MCP routes never are.
  */
-export function routeTools (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions): { discover: () => void } {
+export function routeTools (app: FastifyInstance, core: ProtocolServer, options: ResolvedPluginOptions): { discover: () => void } {
   const auth = options.auth
   const collector = new RouteCollector(options.routes, auth?.type === 'apikey' ? auth.options.headerName.toLowerCase() : undefined)
   app.addHook('onReady', async () => {

@@ -4,7 +4,7 @@ import {
 } from '@opentelemetry/api'
 import {
   DURATION_BUCKETS, METRIC_AUTH_FAILURES, METRIC_LIMIT_REFUSALS, METRIC_SERVER_OPERATION_DURATION,
-  METRIC_SERVER_SESSION_DURATION, METRIC_SESSIONS_OPEN, METRIC_SLOW_CONSUMERS, METRIC_STREAMS_OPEN, SCOPE_NAME
+  METRIC_SERVER_SESSION_DURATION, METRIC_SESSIONS_OPEN, METRIC_SLOW_CONSUMERS, METRIC_STREAMS_OPEN, SCOPE_NAME, ATTR_STREAM_KIND
 } from './names.js'
 
 // Read from package.json at build time would need a JSON import; the scope version is informative only.
@@ -102,7 +102,7 @@ export class Providers {
       valueType: ValueType.INT
     })
     streams.addCallback((result) => {
-      for (const [kind, count] of this.gauges.streams()) result.observe(count, { 'fastify_mcp.stream.kind': kind })
+      for (const [kind, count] of this.gauges.streams()) result.observe(count, { [ATTR_STREAM_KIND]: kind })
     })
     return {
       meter,

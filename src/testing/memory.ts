@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream'
-import { McpCore } from '../protocol/core.js'
+import { ProtocolServer } from '../protocol/protocol-server.js'
 import type { MCPServer } from '../server.js'
 import { StdioRunner } from '../transports/stdio/runner.js'
 import type { Inbound } from './channel.js'
@@ -10,7 +10,7 @@ const attached = new WeakSet<MCPServer>()
 
 /**
  * Drives a server that was not started through its stdio runner, over a pair of in-memory
- * streams instead of the process's stdin and stdout: the same line framing, era pinning,
+ * streams instead of the process's stdin and stdout: the same line framing, generation pinning,
  * 2026-07-28 ladder, cancellation and limits as a host launching it, in this process.
  */
 export function memoryChannel (server: MCPServer, inbound: Inbound): MultiplexChannel {
@@ -37,9 +37,9 @@ export function memoryChannel (server: MCPServer, inbound: Inbound): MultiplexCh
  * The server's core and lifecycle. They are private to `MCPServer` (its public surface is the
  * registry and start/stop), and the testing entry is the one in-package reader.
  */
-function internals (server: MCPServer): { core: McpCore, lifecycle: string } {
+function internals (server: MCPServer): { core: ProtocolServer, lifecycle: string } {
   const view = server as unknown as { core?: unknown, lifecycle?: unknown }
   /* c8 ignore next: a guard for a refactor of MCPServer that this module would otherwise miss */
-  if (!(view.core instanceof McpCore) || typeof view.lifecycle !== 'string') throw new Error('createTestClient: this MCPServer does not have the expected internals')
+  if (!(view.core instanceof ProtocolServer) || typeof view.lifecycle !== 'string') throw new Error('createTestClient: this MCPServer does not have the expected internals')
   return { core: view.core, lifecycle: view.lifecycle }
 }

@@ -1,4 +1,5 @@
 import { readMirroredParams, type MirroredParam } from '../protocol/modern/mcp-header.js'
+import { MCP_NAME_FROM } from '../protocol/methods/table.js'
 import {
   META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, MODERN_VERSION
 } from '../protocol/modern/meta.js'
@@ -31,16 +32,6 @@ export function withClaims (params: Record<string, unknown>, identity: ClientIde
   return { ...params, _meta: meta }
 }
 
-/** Where `Mcp-Name` comes from, per method. */
-const NAME_SOURCE: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId'
-}
-
 /** Visible ASCII with no whitespace at either end goes as is; anything else in the `=?base64?…?=` form. */
 const PLAIN = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/
 
@@ -52,7 +43,7 @@ export function headerValue (value: string): string {
 /** The headers that mirror a 2026-07-28 request's body; `mirrored` are the called tool's `x-mcp-header` parameters. */
 export function modernHeaders (method: string, params: Record<string, unknown>, mirrored: readonly MirroredParam[] = []): Record<string, string> {
   const headers: Record<string, string> = { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': method }
-  const source = NAME_SOURCE[method]
+  const source = Object.hasOwn(MCP_NAME_FROM, method) ? MCP_NAME_FROM[method] : undefined
   const name = source === undefined ? undefined : params[source]
   if (typeof name === 'string') headers['mcp-name'] = headerValue(name)
   for (const { path, header } of mirrored) {

@@ -17,7 +17,9 @@ t.test('a file and a command, both generations', async (t) => {
 t.test('structured content, progress', async (t) => {
   const stats = await runCli(['call', DEMO, 'text_stats', 'text=two words'])
   t.equal(stats.code, 0, stats.stderr)
-  t.same(JSON.parse(stats.stdout), { characters: 9, words: 2, lines: 1 }, 'the structured content as JSON, its text copy not printed twice')
+  const [text, ...json] = stats.stdout.split('\n')
+  t.equal(text, '9 characters, 2 words, 1 lines', 'the text content first')
+  t.same(JSON.parse(json.join('\n')), { characters: 9, words: 2, lines: 1 }, 'then the structured content as JSON')
   const countdown = await runCli(['call', DEMO, 'countdown', 'seconds=2', '--protocol', '2025-11-25'])
   t.equal(countdown.code, 0, countdown.stderr)
   t.equal(countdown.stdout, 'Lift-off!\n')

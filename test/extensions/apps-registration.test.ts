@@ -8,7 +8,7 @@ import t from 'tap'
 import Fastify from 'fastify'
 import mcp, { MCPServer } from '../../src/index.js'
 import { isCspOrigin } from '../../src/extensions/apps/csp.js'
-import { McpCore } from '../../src/protocol/core.js'
+import { ProtocolServer } from '../../src/protocol/protocol-server.js'
 
 const html = '<!doctype html><p>view</p>'
 
@@ -126,7 +126,7 @@ t.test('the plugin: app.mcp.appResource, and ready() rejects a dangling link', a
 })
 
 t.test('a core built without extensions says so rather than dropping what it cannot serve', async (t) => {
-  const core = new McpCore({ name: 'bare', version: '1.0.0', pageSize: 10, requestTimeoutMs: 1000, logger: { error: () => {} } })
+  const core = new ProtocolServer({ name: 'bare', version: '1.0.0', pageSize: 10, requestTimeoutMs: 1000, logger: { error: () => {} } })
   t.throws(() => core.tool({ name: 'linked', ui: { resourceUri: 'ui://x' } }, () => ({})), { code: 'FST_MCP_INVALID_DEFINITION', message: /linked: ui links an app, and this server has no MCP Apps extension/ })
   t.throws(() => core.appResource({ uri: 'ui://x', name: 'x', html }), /built without extensions/)
   t.throws(() => core.skill({ name: 'x', files: {} }), /built without extensions/)

@@ -1,4 +1,4 @@
-import { McpCore, type CoreOptions } from '../../src/protocol/core.js'
+import { ProtocolServer, type CoreOptions } from '../../src/protocol/protocol-server.js'
 import type { Principal } from '../../src/protocol/principal.js'
 import { classifyMessage, type JsonRpcMessage } from '../../src/jsonrpc/messages.js'
 import { Session } from '../../src/protocol/session.js'
@@ -6,7 +6,7 @@ import { Session } from '../../src/protocol/session.js'
 /** A core with sessions on in-memory channels: for protocol edge cases without a transport. */
 export function memoryCore (options: { pageSize?: number, requestTimeoutMs?: number, tasks?: CoreOptions['tasks'], taskStore?: CoreOptions['taskStore'] } = {}) {
   const logged: Array<{ details: Record<string, unknown>, message: string }> = []
-  const core = new McpCore({
+  const core = new ProtocolServer({
     name: 'memory',
     version: '1.0.0',
     pageSize: options.pageSize ?? 100,
@@ -48,7 +48,7 @@ export function memoryCore (options: { pageSize?: number, requestTimeoutMs?: num
     async function request (method: string, params?: Record<string, unknown>): Promise<any> {
       const sent: any[] = []
       const session = new Session(`m${++ids}`, { send: (message: JsonRpcMessage) => { sent.push(message) }, close: () => {} }, options.principal)
-      session.era = 'modern'
+      session.generation = 'modern'
       session.state = 'ready'
       session.protocolVersion = '2026-07-28'
       session.clientCapabilities = options.capabilities ?? {}

@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { mountMcp } from '../../src/transports/http/mount.js'
-import { McpCore } from '../../src/protocol/core.js'
+import { ProtocolServer } from '../../src/protocol/protocol-server.js'
 import { MemoryHub } from '../../src/scale/memory/bus.js'
 import type { ScaleEngine } from '../../src/scale/ports.js'
 import type { MCPPluginOptions } from '../../src/index.js'
@@ -62,7 +62,7 @@ export async function startCluster (t: Test, rig: EngineRig, register: (app: Fas
     apps.push(app)
     hits.push(0)
     app.addHook('onRequest', async () => { hits[i] = (hits[i] ?? 0) + 1 })
-    const core = new McpCore({ ...resolved, logger: app.log })
+    const core = new ProtocolServer({ ...resolved, logger: app.log })
     await mountMcp(app, core, resolved, undefined, engine)
     register(app, i)
     bases.push(await app.listen({ port: 0, host: '127.0.0.1' }))

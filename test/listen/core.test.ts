@@ -1,5 +1,5 @@
 import t from 'tap'
-import { McpCore } from '../../src/protocol/core.js'
+import { ProtocolServer } from '../../src/protocol/protocol-server.js'
 import { classifyMessage, type JsonRpcMessage } from '../../src/jsonrpc/messages.js'
 import type { Principal } from '../../src/protocol/principal.js'
 import { Session } from '../../src/protocol/session.js'
@@ -8,8 +8,8 @@ const SUB = 'io.modelcontextprotocol/subscriptionId'
 const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'listen', version: '1.0.0' } }
 const MODERN = '2026-07-28'
 
-function setup (listen?: Partial<NonNullable<ConstructorParameters<typeof McpCore>[0]['listen']>>, maxUriBytes = 64) {
-  const core = new McpCore({
+function setup (listen?: Partial<NonNullable<ConstructorParameters<typeof ProtocolServer>[0]['listen']>>, maxUriBytes = 64) {
+  const core = new ProtocolServer({
     name: 'listen',
     version: '1.0.0',
     pageSize: 100,
@@ -31,7 +31,7 @@ function setup (listen?: Partial<NonNullable<ConstructorParameters<typeof McpCor
       close: () => {},
       multiplexed: options.multiplexed
     }, options.principal)
-    session.era = 'modern'
+    session.generation = 'modern'
     session.state = 'ready'
     session.protocolVersion = MODERN
     const listens = new Map<string | number, Promise<void>>()
@@ -160,10 +160,10 @@ t.test('shutdown ends each stream with the complete result; stdio also says noti
 })
 
 t.test('only the kinds the server offers are honoured, as its capabilities say', async (t) => {
-  const core = new McpCore({ name: 'bare', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: { error: () => {} } })
+  const core = new ProtocolServer({ name: 'bare', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: { error: () => {} } })
   const sent: any[] = []
   const session = new Session('bare', { send: (message: JsonRpcMessage) => { sent.push(message) }, close: () => {} })
-  session.era = 'modern'
+  session.generation = 'modern'
   session.state = 'ready'
   session.protocolVersion = MODERN
   core.tool({ name: 'only_tools' }, async () => ({ content: [] }))

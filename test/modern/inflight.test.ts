@@ -5,7 +5,7 @@
 import { PassThrough } from 'node:stream'
 import t, { type Test } from 'tap'
 import type { MCPPluginOptions } from '../../src/index.js'
-import { McpCore } from '../../src/protocol/core.js'
+import { ProtocolServer } from '../../src/protocol/protocol-server.js'
 import { StdioRunner } from '../../src/transports/stdio/runner.js'
 import { connectStreamable } from '../helpers/clients.js'
 import { readJsonLines } from '../helpers/json-lines.js'
@@ -87,7 +87,7 @@ t.test('HTTP with auth: the bound is per principal; another principal is served'
 })
 
 t.test('stdio: the process\'s modern requests share the bound', async (t) => {
-  const core = new McpCore({ name: 'stdio-inflight', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: { error: () => {} }, maxInflightRequests: 2 })
+  const core = new ProtocolServer({ name: 'stdio-inflight', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: { error: () => {} }, maxInflightRequests: 2 })
   const held = gate()
   core.tool({ name: 'hold' }, held.tool)
   const input = new PassThrough()

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { McpError, Type } from '../../src/index.js'
-import { McpCore } from '../../src/protocol/core.js'
+import { ProtocolServer } from '../../src/protocol/protocol-server.js'
 import { classifyMessage, type JsonRpcMessage } from '../../src/jsonrpc/messages.js'
 import type { Principal } from '../../src/protocol/principal.js'
 import { InflightRequest } from '../../src/protocol/inflight.js'
@@ -19,7 +19,7 @@ const COLOR_QUESTION = { message: 'Favourite colour?', requestedSchema: { type: 
 
 function makeCore (requestState?: { secret?: string, ttlMs?: number }) {
   const logged: unknown[] = []
-  const core = new McpCore({
+  const core = new ProtocolServer({
     name: 'mrtr',
     version: '1.0.0',
     pageSize: 100,
@@ -32,7 +32,7 @@ function makeCore (requestState?: { secret?: string, ttlMs?: number }) {
   async function call (method: string, params: Record<string, unknown>, options: { principal?: Principal, capabilities?: Record<string, unknown> } = {}): Promise<any> {
     const sent: JsonRpcMessage[] = []
     const session = new Session(`modern-${++ids}`, { send: (message) => { sent.push(message) }, close: () => {} }, options.principal)
-    session.era = 'modern'
+    session.generation = 'modern'
     session.state = 'ready'
     session.protocolVersion = '2026-07-28'
     session.clientCapabilities = options.capabilities ?? ALL
@@ -324,7 +324,7 @@ t.test('a handler cannot turn an unanswered ask into a complete result', async (
 
 t.test('asks outside tools, prompts and resource reads fail clearly; misuse of keys is the server\'s error', async (t) => {
   const session = new Session('modern', { send: () => {}, close: () => {} })
-  session.era = 'modern'
+  session.generation = 'modern'
   session.clientCapabilities = { elicitation: {} }
   const ctx = new RequestContext(session, 1, new InflightRequest(), undefined, 1000, undefined)
   await t.rejects(ctx.elicit(NAME_QUESTION), { code: -32603, message: 'elicitation/create is only available to tools, prompts and resource reads on protocol 2026-07-28' })

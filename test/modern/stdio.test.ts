@@ -3,7 +3,7 @@
 // shaped, logs follow the request's level, notifications/cancelled aborts a modern request.
 import { PassThrough } from 'node:stream'
 import t from 'tap'
-import { McpCore } from '../../src/protocol/core.js'
+import { ProtocolServer } from '../../src/protocol/protocol-server.js'
 import { StdioRunner } from '../../src/transports/stdio/runner.js'
 import { registerCatalog } from '../fixtures/catalog.js'
 import { readJsonLines } from '../helpers/json-lines.js'
@@ -78,7 +78,7 @@ t.test('the first claim-carrying request pins the process to 2026-07-28; every r
 // The pinning variants on the same StdioRunner over in-memory pipes (one child process per case would
 // only repeat the process start).
 function memoryServer (protocols?: Array<'modern' | 'legacy'>) {
-  const core = new McpCore({ name: 'catalog', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: { error: () => {} }, protocols })
+  const core = new ProtocolServer({ name: 'catalog', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: { error: () => {} }, protocols })
   registerCatalog(core)
   const input = new PassThrough()
   const output = new PassThrough()

@@ -3,14 +3,14 @@
 // caller can reach, and the stdio answers of the contract (-32005 with the missing scopes, -32006).
 import t from 'tap'
 import { PassThrough } from 'node:stream'
-import { McpCore } from '../../src/protocol/core.js'
+import { ProtocolServer } from '../../src/protocol/protocol-server.js'
 import { StdioRunner } from '../../src/transports/stdio/runner.js'
 import { MCPServer, Type } from '../../src/index.js'
 import { collectJsonLines } from '../helpers/json-lines.js'
 
 const silent = { error: () => {} }
 
-function harness (core: McpCore): { next: () => Promise<any>, send: (message: unknown) => void, stop: () => Promise<void> } {
+function harness (core: ProtocolServer): { next: () => Promise<any>, send: (message: unknown) => void, stop: () => Promise<void> } {
   const input = new PassThrough()
   const output = new PassThrough()
   const runner = new StdioRunner(core, { input, output, maxMessageBytes: 1 << 20 })
@@ -43,7 +43,7 @@ t.test('unknown definition keys are coded errors naming the definition; rules ne
   t.throws(() => server.tool({ name: 'bad4', rateLimit: { max: 0, timeWindow: 1000 } }, async () => ({ content: [] })), { message: /bad4: rateLimit.max/ })
   t.throws(() => server.skill({ name: 'x', files: {}, scopes: [] } as never), { code: 'FST_MCP_INVALID_DEFINITION', message: /x: unknown field "scopes"/ })
 
-  const core = new McpCore({ name: 't', version: '1', pageSize: 10, requestTimeoutMs: 1000, logger: silent })
+  const core = new ProtocolServer({ name: 't', version: '1', pageSize: 10, requestTimeoutMs: 1000, logger: silent })
   core.tool({ name: 'guarded', inputSchema: Type.Object({}), auth: { scopes: ['a'], allow: () => true }, rateLimit: { max: 1, timeWindow: 1000 } }, async () => ({ content: [] }))
   const wire = core.registry.tools.get('guarded')?.wire
   t.same(Object.keys(wire ?? {}).sort(), ['inputSchema', 'name'], 'auth and rateLimit stay on the server')
@@ -51,7 +51,7 @@ t.test('unknown definition keys are coded errors naming the definition; rules ne
 
 t.test('stdio: a scope rule answers -32005 with the missing scopes; the server said so once at start', async (t) => {
   const warnings: string[] = []
-  const core = new McpCore({ name: 't', version: '1', pageSize: 10, requestTimeoutMs: 1000, logger: { error: () => {}, warn: (_details: unknown, message: string) => { warnings.push(message) } } as never })
+  const core = new ProtocolServer({ name: 't', version: '1', pageSize: 10, requestTimeoutMs: 1000, logger: { error: () => {}, warn: (_details: unknown, message: string) => { warnings.push(message) } } as never })
   let ran = 0
   core.tool({ name: 'admin', inputSchema: Type.Object({}), auth: { scopes: ['admin:all', 'files:write'] } }, async () => {
     ran++
@@ -78,7 +78,7 @@ t.test('stdio: a scope rule answers -32005 with the missing scopes; the server s
 })
 
 t.test('defaultAuth applies to definitions without their own rule; their own rule wins', async (t) => {
-  const core = new McpCore({ name: 't', version: '1', pageSize: 10, requestTimeoutMs: 1000, logger: silent, defaultAuth: { allow: () => false } })
+  const core = new ProtocolServer({ name: 't', version: '1', pageSize: 10, requestTimeoutMs: 1000, logger: silent, defaultAuth: { allow: () => false } })
   core.tool({ name: 'hidden', inputSchema: Type.Object({}) }, async () => ({ content: [] }))
   core.tool({ name: 'public', inputSchema: Type.Object({}), auth: { allow: () => true } }, async () => ({ content: [{ type: 'text', text: 'yes' }] }))
   const h = harness(core)
@@ -89,12 +89,12 @@ t.test('defaultAuth applies to definitions without their own rule; their own rul
   t.same((await h.next()).result.tools.map((tool: { name: string }) => tool.name), ['public'])
   h.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'hidden', arguments: {} } })
   t.match(await h.next(), { id: 2, error: { code: -32602, message: 'Unknown tool: hidden' } })
-  t.throws(() => new McpCore({ name: 't', version: '1', pageSize: 10, requestTimeoutMs: 1000, logger: silent, defaultAuth: { allow: 'yes' as never } }),
+  t.throws(() => new ProtocolServer({ name: 't', version: '1', pageSize: 10, requestTimeoutMs: 1000, logger: silent, defaultAuth: { allow: 'yes' as never } }),
     { code: 'FST_MCP_INVALID_DEFINITION', message: /defaultAuth: auth.allow must be a function/ })
 })
 
 t.test('stdio: a definition\'s rateLimit answers -32006 past its budget, the handler not run', async (t) => {
-  const core = new McpCore({ name: 't', version: '1', pageSize: 10, requestTimeoutMs: 1000, logger: silent })
+  const core = new ProtocolServer({ name: 't', version: '1', pageSize: 10, requestTimeoutMs: 1000, logger: silent })
   let ran = 0
   core.tool({ name: 'expensive', inputSchema: Type.Object({}), rateLimit: { max: 2, timeWindow: 60_000 } }, async () => {
     ran++
@@ -114,7 +114,7 @@ t.test('stdio: a definition\'s rateLimit answers -32006 past its budget, the han
 })
 
 t.test('a message waiting at the door is not overtaken by the next line (its cancel)', async (t) => {
-  const core = new McpCore({ name: 't', version: '1', pageSize: 10, requestTimeoutMs: 1000, logger: silent })
+  const core = new ProtocolServer({ name: 't', version: '1', pageSize: 10, requestTimeoutMs: 1000, logger: silent })
   let release = (): void => {}
   const gate = new Promise<void>((resolve) => { release = resolve })
   let aborted = false

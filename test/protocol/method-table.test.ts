@@ -5,7 +5,7 @@
 import { PassThrough } from 'node:stream'
 import t, { type Test } from 'tap'
 import { METHOD_TABLE, type MethodRow } from '../../src/protocol/methods/table.js'
-import { McpCore } from '../../src/protocol/core.js'
+import { ProtocolServer } from '../../src/protocol/protocol-server.js'
 import { protocolExtensions } from '../../src/extensions/index.js'
 import { StdioRunner } from '../../src/transports/stdio/runner.js'
 import { registerCatalog } from '../fixtures/catalog.js'
@@ -152,7 +152,7 @@ t.test('2026-07-28 on Streamable HTTP: generations, caching, Mcp-Name and input 
 
 /** The stdio transport over in-memory pipes: a legacy client's raw JSON-RPC lines. */
 function legacyStdio (t: Test) {
-  const core = new McpCore({ name: 'table', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: { error: () => {} }, extensions: protocolExtensions({ directoryRead: true }) })
+  const core = new ProtocolServer({ name: 'table', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: { error: () => {} }, extensions: protocolExtensions({ directoryRead: true }) })
   registerCatalog(core)
   core.skill(TABLE_SKILL)
   const input = new PassThrough()

@@ -2,7 +2,7 @@ import t from 'tap'
 import { PassThrough } from 'node:stream'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { McpCore } from '../../src/protocol/core.js'
+import { ProtocolServer } from '../../src/protocol/protocol-server.js'
 import { StdioRunner } from '../../src/transports/stdio/runner.js'
 import { registerCatalog } from '../fixtures/catalog.js'
 import { fixture } from '../helpers/clients.js'
@@ -13,7 +13,7 @@ const silent = { error: () => {} }
 
 /** A runner on in-memory pipes, with a reader of every line it writes. */
 function harness (maxMessageBytes = 1024) {
-  const core = new McpCore({ name: 'catalog', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: silent })
+  const core = new ProtocolServer({ name: 'catalog', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: silent })
   registerCatalog(core)
   const input = new PassThrough()
   const output = new PassThrough()

@@ -27,6 +27,6 @@ export function listPage<T extends Guarded> (kind: ListKind, entries: Iterable<T
 
 /** Marks a 2026-07-28 result whose content depends on its caller as private to that caller. */
 export function privateOnModern (result: Record<string, unknown>, env: Pick<MethodEnv, 'session'>): Record<string, unknown> {
-  if (env.session.era === 'modern') result.cacheScope = 'private'
+  if (env.session.generation === 'modern') result.cacheScope = 'private'
   return result
 }

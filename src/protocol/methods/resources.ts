@@ -18,7 +18,7 @@ export const listResourceTemplates: MethodHandler = (params, env) => listPage('r
 
 /** -32002 on the legacy revisions; 2026-07-28 (SEP-2164) made it -32602 and forbids -32002. */
 function notFound (uri: string, session: Session): McpError {
-  const code = session.era === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound
+  const code = session.generation === 'modern' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound
   return new McpError(code, 'Resource not found', { uri: uri.slice(0, 2048) })
 }
 

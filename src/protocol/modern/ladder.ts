@@ -20,12 +20,8 @@ import type { ModernSettings } from './settings.js'
  * -32021 (a capability the request did not declare) comes later, from the
  * handler that needs it (`MissingCapabilityError`).
  */
-export function readMeta (request: JsonRpcRequest): ModernMeta {
-  return readModernMeta(request.params)
-}
-
-/** Rungs 3 and 4. */
-export function admit (request: JsonRpcRequest, meta: ModernMeta, settings: ModernSettings): void {
+/** Rungs 3 and 4: a version this server serves, a method the revision has. */
+export function checkVersionAndMethod (request: JsonRpcRequest, meta: ModernMeta, settings: ModernSettings): void {
   if (!settings.modernVersions.includes(meta.protocolVersion)) throw unsupportedVersion(meta.protocolVersion, settings.supportedVersions)
   if (!MODERN_METHODS.has(request.method)) {
     throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method.slice(0, 128)}`)
@@ -33,8 +29,8 @@ export function admit (request: JsonRpcRequest, meta: ModernMeta, settings: Mode
 }
 
 /** The whole ladder for transports without headers (stdio): the request's meta, or a thrown McpError. */
-export function admitRequest (request: JsonRpcRequest, settings: ModernSettings): ModernMeta {
-  const meta = readMeta(request)
-  admit(request, meta, settings)
+export function readAndCheckModernRequest (request: JsonRpcRequest, settings: ModernSettings): ModernMeta {
+  const meta = readModernMeta(request.params)
+  checkVersionAndMethod(request, meta, settings)
   return meta
 }

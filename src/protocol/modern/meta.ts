@@ -14,8 +14,7 @@ export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilit
 export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel'
 export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo'
 
-/** The protocol generations a server may serve: 2026-07-28 (stateless) and the `initialize` ones. */
-export type ProtocolGeneration = 'modern' | 'legacy'
+export type { ProtocolGeneration } from '../session.js'
 
 /** What a modern request says about its client, read from its `_meta`. */
 export interface ModernMeta {

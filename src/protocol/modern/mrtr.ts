@@ -165,7 +165,7 @@ function readResponses (value: unknown): Map<string, Record<string, unknown>> {
  */
 export function withInputRequests (method: string, handler: MethodHandler): MethodHandler {
   return async (params, env) => {
-    if (env.session.era !== 'modern') return await handler(params, env)
+    if (env.session.generation !== 'modern') return await handler(params, env)
     const responses = readResponses(params.inputResponses)
     let paramsDigest: string | undefined
     // Bound to the caller of this request (ctx.auth), whatever its session says.

@@ -12,6 +12,6 @@ import type { ModernMeta } from './meta.js'
  */
 export function openModernSession (channel: SessionChannel, principal: Principal | undefined, meta: ModernMeta): Session {
   const session = openReadySession('', channel, principal, meta)
-  session.era = 'modern'
+  session.generation = 'modern'
   return session
 }

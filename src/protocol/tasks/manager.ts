@@ -126,8 +126,7 @@ export class TaskManager {
 
   /** The task, or undefined when `taskId` names none of `owner`'s (never an error: the caller decides). */
   async peek (taskId: unknown, owner: string): Promise<StoredTask | undefined> {
-    if (typeof taskId !== 'string' || taskId === '' || taskId.length > MAX_TASK_ID_LENGTH) return undefined
-    return await this.options.store.get(taskId, owner)
+    return typeof taskId === 'string' && taskId !== '' && taskId.length <= MAX_TASK_ID_LENGTH ? await this.options.store.get(taskId, owner) : undefined
   }
 
   /** `tasks/get`: the task, or -32602 when it does not exist for this owner (expired, foreign or never issued). */
@@ -286,9 +285,8 @@ export class TaskManager {
   }
 
   private async find (taskId: unknown, owner: string, verb: string): Promise<StoredTask> {
-    if (typeof taskId !== 'string' || taskId === '' || taskId.length > MAX_TASK_ID_LENGTH) {
-      throw new McpError(ErrorCode.InvalidParams, `params.taskId must be a non-empty string of at most ${MAX_TASK_ID_LENGTH} characters`)
-    }
+    const valid = typeof taskId === 'string' && taskId !== '' && taskId.length <= MAX_TASK_ID_LENGTH
+    if (!valid) throw new McpError(ErrorCode.InvalidParams, `params.taskId must be a non-empty string of at most ${MAX_TASK_ID_LENGTH} characters`)
     const task = await this.options.store.get(taskId, owner)
     if (task === undefined) throw new McpError(ErrorCode.InvalidParams, `Failed to ${verb} task: Task not found`)
     return task

@@ -7,7 +7,7 @@ import { detailedTask, TASKS_EXTENSION } from './types.js'
 
 /** Whether this request is served under a revision that has the Tasks extension (2026-07-28, not 2025-11-25: SEP-2663). */
 export function isModernRequest (session: Session): boolean {
-  return session.era === 'modern'
+  return session.generation === 'modern'
 }
 
 /** Whether the request's client declared `io.modelcontextprotocol/tasks` (per request, in `_meta`). */

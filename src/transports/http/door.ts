@@ -3,7 +3,7 @@ import { scopeChallenge, type AuthGuard } from '../../auth/index.js'
 import type { JsonRpcRequest } from '../../jsonrpc/messages.js'
 import { InsufficientScopeDenial, RateLimitedDenial, type Refusal } from '../../protocol/authz/denials.js'
 import type { RateCounter } from '../../protocol/authz/rate.js'
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import type { TransportKind } from '../../protocol/session.js'
 import { sendRateLimited, sendStepUp } from './replies.js'
 import { clientOf } from './session-limits.js'
@@ -23,12 +23,12 @@ export interface RequestBudget {
  * route: Streamable HTTP, both generations, and the legacy SSE POST (403 instead of 202).
  */
 export class HttpDoor {
-  private readonly core: McpCore
+  private readonly core: ProtocolServer
   private readonly auth: AuthGuard | undefined
   private readonly counter: RateCounter
   private readonly budget: RequestBudget | undefined
 
-  constructor (core: McpCore, auth: AuthGuard | undefined, counter: RateCounter, budget: RequestBudget | undefined) {
+  constructor (core: ProtocolServer, auth: AuthGuard | undefined, counter: RateCounter, budget: RequestBudget | undefined) {
     this.core = core
     this.auth = auth
     this.counter = counter

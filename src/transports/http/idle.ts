@@ -1,4 +1,4 @@
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 
 /** The sweep never runs more often than this (ms), however short the timeout. */
 const MIN_SWEEP_MS = 10
@@ -16,7 +16,7 @@ export function sweepEvery (idleTimeoutMs: number): number {
  * is not idle: a long tool call must not be cut off by its own silence.
  * Returns the function that stops the sweep; `idleTimeoutMs` 0 disables it.
  */
-export function startIdleSweep (core: McpCore, idleTimeoutMs: number): () => void {
+export function startIdleSweep (core: ProtocolServer, idleTimeoutMs: number): () => void {
   if (idleTimeoutMs === 0) return () => {}
   const timer = setInterval(() => {
     const cutoff = Date.now() - idleTimeoutMs

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import { createScaleEngine, type RedisScaleEngine } from '../../scale/redis/engine.js'
 import type { EventStore, ScaleEngine } from '../../scale/ports.js'
 import type { ResolvedPluginOptions } from '../../schemas/resolve.js'
 import { createHostHook, exposureWarning } from './guards.js'
-import { setupHttp, type HttpKit } from './kit.js'
+import { setupHttp, type HttpPlumbing } from './plumbing.js'
 import { transportErrorHandler } from './replies.js'
 import { registerSseRoutes } from '../sse/routes.js'
 import { registerStreamableRoutes } from '../streamable/routes.js'
@@ -22,7 +22,7 @@ import { ScaleNode } from '../scale-out/node.js'
  * sessions). Its owner closes it after the app; the routing tests pass in-process ones
  * (`MemoryHub.engine()`). Ignored with `stateless`, which has no sessions to share.
  */
-export async function mountMcp (fastify: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, prefix?: string, scale?: ScaleEngine): Promise<void> {
+export async function mountMcp (fastify: FastifyInstance, core: ProtocolServer, options: ResolvedPluginOptions, prefix?: string, scale?: ScaleEngine): Promise<void> {
   fastify.decorate('mcp', core)
   const node = scale === undefined || options.stateless ? undefined : new ScaleNode(withEventStore(scale, options.eventStore), core, options, fastify.log)
 
@@ -82,8 +82,8 @@ export async function startScaleOut (fastify: FastifyInstance, options: Resolved
  * instance alone, or the cluster `node` belongs to), then each transport's
  * routes; then auth's own routes, which live at the host root whatever the prefix.
  */
-export async function registerHttpTransports (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, prefix: string | undefined, node?: ScaleNode): Promise<void> {
-  const mounted: { http?: HttpKit } = {}
+export async function registerHttpTransports (app: FastifyInstance, core: ProtocolServer, options: ResolvedPluginOptions, prefix: string | undefined, node?: ScaleNode): Promise<void> {
+  const mounted: { http?: HttpPlumbing } = {}
   await app.register(async (child: FastifyInstance) => {
     // Declared up front so every request of the MCP routes has the same shape; the auth hook sets it.
     child.decorateRequest('mcpPrincipal', undefined)

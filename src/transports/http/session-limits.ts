@@ -1,7 +1,7 @@
 import { isIPv6 } from 'node:net'
 import type { FastifyRequest } from 'fastify'
 import { AtCapacityError, SessionQuotaError } from '../../errors.js'
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import { principalKey } from '../../protocol/principal.js'
 import type { Session } from '../../protocol/session.js'
 import { MAX_TIMER_MS } from '../../util/timers.js'
@@ -23,7 +23,7 @@ export interface SessionLimitsOptions {
  * its legacy SSE and Streamable HTTP sessions together.
  */
 export class SessionLimits {
-  private readonly core: McpCore
+  private readonly core: ProtocolServer
   private readonly options: SessionLimitsOptions
   private readonly perClient = new Map<string, number>()
   /**
@@ -34,7 +34,7 @@ export class SessionLimits {
   private readonly pending = new Map<Session, { deadline: number, late: () => void }>()
   private timer: NodeJS.Timeout | undefined
 
-  constructor (core: McpCore, options: SessionLimitsOptions) {
+  constructor (core: ProtocolServer, options: SessionLimitsOptions) {
     this.core = core
     this.options = options
   }
@@ -43,7 +43,7 @@ export class SessionLimits {
    * Takes a slot for a new session of `request`'s client: throws 503 when the server is full, 429
    * when this client holds its share already. Returns the client, for {@link track}.
    */
-  admit (request: FastifyRequest): string {
+  checkRoom (request: FastifyRequest): string {
     if (this.core.sessionCount >= this.options.maxSessions) {
       this.core.telemetry.limitRefusal('maxSessions')
       throw new AtCapacityError()

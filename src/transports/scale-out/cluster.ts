@@ -3,15 +3,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ForeignSessionError, UnknownSessionError } from '../../errors.js'
 import { cancelOf } from '../../jsonrpc/cancel.js'
 import { classifyMessage, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/messages.js'
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import { samePrincipal } from '../../protocol/principal.js'
 import type { Session } from '../../protocol/session.js'
 import type { EventStore } from '../../scale/ports.js'
 import type { DirectMessage } from '../../scale/ports.js'
 import { postedMessage } from '../http/body.js'
-import type { HttpKit } from '../http/kit.js'
+import type { HttpPlumbing } from '../http/plumbing.js'
 import { SseStream } from '../http/sse-stream.js'
-import type { StreamEnv } from '../streamable/event-ids.js'
+import type { StreamResources } from '../streamable/event-ids.js'
 import type { SessionDirectory, SseReceiver, StreamableEntry, StreamableTable } from './directory.js'
 import { GatewayChannel, SCALED_EVENT_ID, STREAM0_EVENT_ID, Stream0Claims } from './gateway.js'
 import type { ScaledEntry, ScaleNode } from './node.js'
@@ -46,14 +46,14 @@ export class ClusterDirectory implements SessionDirectory {
   readonly events: EventStore
   readonly eventsFailed: (error: unknown) => void
   private readonly node: ScaleNode
-  private readonly core: McpCore
+  private readonly core: ProtocolServer
   private readonly options: ClusterDirectoryOptions
-  private readonly http: HttpKit
+  private readonly http: HttpPlumbing
   private readonly stream0: Stream0Claims
   /** Streamable HTTP sessions being rebuilt from their records (once per instance). */
   private readonly rebuilding = new Map<string, Promise<StreamableEntry | undefined>>()
 
-  constructor (node: ScaleNode, core: McpCore, options: ClusterDirectoryOptions, http: HttpKit) {
+  constructor (node: ScaleNode, core: ProtocolServer, options: ClusterDirectoryOptions, http: HttpPlumbing) {
     this.node = node
     this.core = core
     this.options = options
@@ -85,7 +85,7 @@ export class ClusterDirectory implements SessionDirectory {
 
   // ---- Streamable HTTP ------------------------------------------------------------
 
-  channel (env: StreamEnv): GatewayChannel {
+  channel (env: StreamResources): GatewayChannel {
     return new GatewayChannel(env, this.node)
   }
 

@@ -1,15 +1,15 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { UnknownSessionError } from '../../errors.js'
 import type { ClassifiedMessage, JsonRpcId } from '../../jsonrpc/messages.js'
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import type { Principal } from '../../protocol/principal.js'
 import type { Session } from '../../protocol/session.js'
 import { MemoryEventStore } from '../../scale/memory/event-store.js'
 import type { EventStore } from '../../scale/ports.js'
 import { startIdleSweep } from '../http/idle.js'
-import type { HttpKit } from '../http/kit.js'
+import type { HttpPlumbing } from '../http/plumbing.js'
 import { StreamableChannel } from '../streamable/channel.js'
-import type { StreamEnv } from '../streamable/event-ids.js'
+import type { StreamResources } from '../streamable/event-ids.js'
 
 /** A Streamable HTTP session as its endpoint holds it. */
 export interface StreamableEntry {
@@ -20,7 +20,7 @@ export interface StreamableEntry {
 /** The session table of the Streamable HTTP endpoint, as the directory sees it. */
 export interface StreamableTable {
   /** What every channel of the endpoint shares. */
-  readonly env: StreamEnv
+  readonly env: StreamResources
   get: (id: string) => StreamableEntry | undefined
   /** The endpoint answers for the session from now on, until it closes. */
   add: (entry: StreamableEntry) => void
@@ -64,7 +64,7 @@ export interface SessionDirectory {
   /** The event store failed to record or replay (the event itself was still written live). */
   readonly eventsFailed: (error: unknown) => void
   /** The channel of a session opened on the endpoint. */
-  channel: (env: StreamEnv) => StreamableChannel
+  channel: (env: StreamResources) => StreamableChannel
   /**
    * A session id the endpoint's table does not hold: the session rebuilt from its shared record
    * (the first request of a session on this instance), or the error to answer.
@@ -119,11 +119,11 @@ export interface LocalDirectoryOptions {
 export class LocalDirectory implements SessionDirectory {
   readonly events: EventStore | undefined
   readonly eventsFailed: (error: unknown) => void
-  private readonly core: McpCore
-  private readonly http: HttpKit
+  private readonly core: ProtocolServer
+  private readonly http: HttpPlumbing
   private readonly idleTimeoutMs: number
 
-  constructor (core: McpCore, options: LocalDirectoryOptions, http: HttpKit, log: FastifyBaseLogger) {
+  constructor (core: ProtocolServer, options: LocalDirectoryOptions, http: HttpPlumbing, log: FastifyBaseLogger) {
     this.core = core
     this.http = http
     this.idleTimeoutMs = options.idleTimeoutMs
@@ -144,7 +144,7 @@ export class LocalDirectory implements SessionDirectory {
     session.close(reason)
   }
 
-  channel (env: StreamEnv): StreamableChannel {
+  channel (env: StreamResources): StreamableChannel {
     return new StreamableChannel(env)
   }
 

@@ -4,9 +4,9 @@ import type { JsonRpcId } from '../../jsonrpc/messages.js'
 import type { Session } from '../../protocol/session.js'
 import type { GatewayClaim } from '../../scale/ports.js'
 import { comparePositions } from '../../scale/position.js'
-import type { HttpKit } from '../http/kit.js'
+import type { HttpPlumbing } from '../http/plumbing.js'
 import { StreamableChannel } from '../streamable/channel.js'
-import { PRIMING_RETRY_MS, type LiveStream, type ResumePlan, type StreamEnv } from '../streamable/event-ids.js'
+import { PRIMING_RETRY_MS, type LiveStream, type ResumePlan, type StreamResources } from '../streamable/event-ids.js'
 import type { ScaleNode } from './node.js'
 import { INSTANCE_ID_SOURCE } from '../../util/ids.js'
 
@@ -45,7 +45,7 @@ export class GatewayChannel extends StreamableChannel {
   private lastFanout = '0'
   private held0: HeldArrival[] | undefined
 
-  constructor (env: StreamEnv, node: GatewayNode) {
+  constructor (env: StreamResources, node: GatewayNode) {
     super(env)
     this.node = node
   }
@@ -175,9 +175,9 @@ export class GatewayChannel extends StreamableChannel {
  */
 export class Stream0Claims {
   private readonly node: ScaleNode
-  private readonly http: HttpKit
+  private readonly http: HttpPlumbing
 
-  constructor (node: ScaleNode, http: HttpKit) {
+  constructor (node: ScaleNode, http: HttpPlumbing) {
     this.node = node
     this.http = http
   }

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { ScaleUnavailableError, UnknownSessionError } from '../../errors.js'
 import { changeEventOf } from '../../protocol/changes.js'
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import type { JsonRpcNotification } from '../../jsonrpc/messages.js'
 import type { Session } from '../../protocol/session.js'
 import type { ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleEngine, SessionRecord, StoredSession } from '../../scale/ports.js'
@@ -49,7 +49,7 @@ export class ScaleNode {
   readonly health: EngineHealth
   readonly attachments: Attachments
   readonly earlyCancels = new EarlyCancels()
-  private readonly core: McpCore
+  private readonly core: ProtocolServer
   private readonly log: FastifyBaseLogger
   private readonly idleTimeoutMs: number
   private readonly local = new Map<string, ScaledEntry>()
@@ -61,7 +61,7 @@ export class ScaleNode {
   private sweep: NodeJS.Timeout | undefined
   private closing = false
 
-  constructor (engine: ScaleEngine, core: McpCore, options: { idleTimeoutMs: number }, log: FastifyBaseLogger) {
+  constructor (engine: ScaleEngine, core: ProtocolServer, options: { idleTimeoutMs: number }, log: FastifyBaseLogger) {
     this.engine = engine
     this.self = engine.bus.self
     this.core = core

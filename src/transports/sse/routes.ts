@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto'
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ForeignSessionError, MissingSessionError, UnknownSessionError } from '../../errors.js'
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import { classifyMessage, type ClassifiedMessage } from '../../jsonrpc/messages.js'
 import { samePrincipal } from '../../protocol/principal.js'
 import { Session } from '../../protocol/session.js'
 import type { ResolvedPluginOptions } from '../../schemas/resolve.js'
 import { postedMessage } from '../http/body.js'
-import type { HttpKit } from '../http/kit.js'
+import type { HttpPlumbing } from '../http/plumbing.js'
 import type { SessionDirectory, SseReceiver } from '../scale-out/directory.js'
 import { SseStream, messageFrame } from '../http/sse-stream.js'
 import { MAX_SESSION_ID_LENGTH } from '../../util/ids.js'
@@ -20,7 +20,7 @@ import { MAX_SESSION_ID_LENGTH } from '../../util/ids.js'
  * 202; the replies travel on the stream). The session lives where its stream
  * is: a POST for a session held elsewhere goes there through the `directory`.
  */
-export function registerSseRoutes (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, http: HttpKit, directory: SessionDirectory): void {
+export function registerSseRoutes (app: FastifyInstance, core: ProtocolServer, options: ResolvedPluginOptions, http: HttpPlumbing, directory: SessionDirectory): void {
   // Only sessions opened here: a Streamable HTTP session id is unknown to this endpoint.
   const sessions = new Map<string, Session>()
   const messageUrl = http.url(options.messageEndpoint)
@@ -46,7 +46,7 @@ export function registerSseRoutes (app: FastifyInstance, core: McpCore, options:
   }
 
   const openStream = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const client = http.limits.admit(request)
+    const client = http.limits.checkRoom(request)
     // Gone before we got here: no 'close' would ever come to end a session opened now.
     if (reply.raw.socket === null || reply.raw.socket.destroyed) {
       reply.hijack()

@@ -1,10 +1,10 @@
 import type { Readable, Writable } from 'node:stream'
 import { classifyMessage, failure, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/messages.js'
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
-import type { McpCore } from '../../protocol/core.js'
-import { StdioEra } from '../../protocol/modern/era.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
+import { StdioGeneration } from '../../protocol/modern/stdio-generation.js'
 import { unsupportedVersion } from '../../protocol/modern/errors.js'
-import { admitRequest } from '../../protocol/modern/ladder.js'
+import { readAndCheckModernRequest } from '../../protocol/modern/ladder.js'
 import { hasModernClaim } from '../../protocol/modern/meta.js'
 import { openModernSession } from '../../protocol/modern/session.js'
 import { Session, type SessionChannel } from '../../protocol/session.js'
@@ -31,7 +31,7 @@ export class StdioRunner {
   readonly session: Session
   /** Resolves when the input has ended (and answers in flight were written) or stop() was called. */
   readonly closed: Promise<void>
-  private readonly core: McpCore
+  private readonly core: ProtocolServer
   private readonly options: StdioRunnerOptions
   private readonly pending: Buffer[] = []
   private pendingBytes = 0
@@ -43,14 +43,11 @@ export class StdioRunner {
   /** Lines waiting for the next flush; see {@link write}. */
   private readonly outbox: string[] = []
   private flushScheduled = false
-  /** Which generation this process speaks; see {@link StdioEra}. */
-  private readonly era: StdioEra
+  /** Which generation this process speaks; see {@link StdioGeneration}. */
+  private readonly generation: StdioGeneration
   /** 2026-07-28 requests in flight, by id, so that `notifications/cancelled` reaches them. */
   private readonly modernRequests = new Map<JsonRpcId, Session>()
-  /**
-   * Settles once the door decisions of the lines read so far are taken (see {@link inOrder}):
-   * undefined while none is pending, which is always on a server without rules or rate limits.
-   */
+  /** Settles once the door decisions of the lines read so far are taken ({@link inOrder}); undefined while none is pending. */
   private doors: Promise<void> | undefined
   /** Budgets of rate-limited definitions: one client, the process that started us. */
   private readonly counter = memoryRateCounter()
@@ -62,11 +59,11 @@ export class StdioRunner {
     multiplexed: true
   }
 
-  constructor (core: McpCore, options: StdioRunnerOptions) {
+  constructor (core: ProtocolServer, options: StdioRunnerOptions) {
     this.core = core
     this.options = options
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve })
-    this.era = new StdioEra(core.modern.generations)
+    this.generation = new StdioGeneration(core.modern.generations)
     this.session = new Session('stdio', {
       send: (message) => { this.write(JSON.stringify(message)) },
       sendSerialized: (json) => { this.write(json) },
@@ -181,7 +178,7 @@ export class StdioRunner {
 
   /** One message to its generation's leg; returns the door decision when one is pending. */
   private route (classified: ClassifiedMessage): Promise<void> | undefined {
-    if (this.era.route(classified) === 'modern') return this.dispatchModern(classified)
+    if (this.generation.route(classified) === 'modern') return this.dispatchModern(classified)
     // stdio has no authentication (no principal): its peer is the process that started the server.
     const dispatch = (): void => { this.track(this.core.dispatcher.dispatch(this.session, classified, undefined)) }
     if (classified.kind !== 'request') {
@@ -243,7 +240,7 @@ export class StdioRunner {
     try {
       // A process pinned to 2026-07-28 speaks no legacy revision: `initialize` is an unsupported version.
       if (message.method === 'initialize' && !hasModernClaim(message.params)) throw unsupportedVersion(message.params?.protocolVersion, this.core.modern.modernVersions)
-      meta = admitRequest(message, this.core.modern)
+      meta = readAndCheckModernRequest(message, this.core.modern)
     } catch (error) {
       /* c8 ignore next: the ladder throws McpError only */
       if (!(error instanceof McpError)) throw error

@@ -1,6 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import type { ClassifiedMessage, JsonRpcRequest } from '../../jsonrpc/messages.js'
 import type { Session } from '../../protocol/session.js'
 import type { HttpDoor } from '../http/door.js'
@@ -43,11 +43,11 @@ export function answerMode (accept: Acceptable, method: string): AnswerMode {
  * decides: the one path of every request, whichever generation and session kind it comes with.
  */
 export class Responder {
-  private readonly core: McpCore
+  private readonly core: ProtocolServer
   private readonly directory: SessionDirectory
   private readonly door: HttpDoor
 
-  constructor (core: McpCore, directory: SessionDirectory, door: HttpDoor) {
+  constructor (core: ProtocolServer, directory: SessionDirectory, door: HttpDoor) {
     this.core = core
     this.directory = directory
     this.door = door
@@ -81,7 +81,7 @@ export class Responder {
       channel.handlerDone(message.id)
       return reply
     }
-    const status = session.era === 'modern' ? modernStatusOf(channel.errorCodeOf(message.id), { ladder: false }) : 200
+    const status = session.generation === 'modern' ? modernStatusOf(channel.errorCodeOf(message.id), { ladder: false }) : 200
     const response = channel.takeResponse(message.id)
     // Cancelled: MCP sends no response, and 202 is the one non-answer clients expect.
     if (response === undefined) return await reply.code(202).send()

@@ -5,10 +5,10 @@ import type { EventReplay, StoredEvent } from '../../scale/ports.js'
 import { SseStream } from '../http/sse-stream.js'
 import {
   EVENT_ID, PRIMING_RETRY_MS, PRIMING_SINCE, STANDALONE, gone, isResponseTo,
-  type EventChannel, type LiveStream, type RequestEntry, type ResumePlan, type StreamEnv, type UpgradableReply
+  type EventChannel, type LiveStream, type RequestEntry, type ResumePlan, type StreamResources, type UpgradableReply
 } from './event-ids.js'
 
-export type { StreamEnv } from './event-ids.js'
+export type { StreamResources } from './event-ids.js'
 
 /**
  * The per-session routing state of Streamable HTTP, and the session's
@@ -23,7 +23,7 @@ export type { StreamEnv } from './event-ids.js'
  */
 export class StreamableChannel implements SessionChannel {
   readonly transport = 'streamable'
-  protected readonly env: StreamEnv
+  protected readonly env: StreamResources
   protected session!: Session
   private readonly requests = new Map<JsonRpcId, RequestEntry>()
   private readonly inflight = new Map<string, EventChannel>()
@@ -33,7 +33,7 @@ export class StreamableChannel implements SessionChannel {
   private nextStream = 1
   private nextEvent = 1
 
-  constructor (env: StreamEnv) {
+  constructor (env: StreamResources) {
     this.env = env
   }
 

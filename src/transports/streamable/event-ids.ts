@@ -26,7 +26,7 @@ export interface LiveStream {
 }
 
 /** What every session of one Streamable HTTP endpoint shares. */
-export interface StreamEnv {
+export interface StreamResources {
   /** Undefined when `eventStoreSize` is 0: no event ids, no resumption. */
   store: EventStore | undefined
   streams: StreamSet

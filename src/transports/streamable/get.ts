@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidMessageError, StreamConflictError } from '../../errors.js'
-import type { HttpKit } from '../http/kit.js'
+import type { HttpPlumbing } from '../http/plumbing.js'
 import type { SessionDirectory } from '../scale-out/directory.js'
 import type { StreamableChannel } from './channel.js'
 import { lastEventIdOf, requireGetAccept } from './headers.js'
@@ -15,10 +15,10 @@ import type { StreamableSessions } from './sessions.js'
  */
 export class StreamableGet {
   private readonly sessions: StreamableSessions
-  private readonly http: HttpKit
+  private readonly http: HttpPlumbing
   private readonly directory: SessionDirectory
 
-  constructor (sessions: StreamableSessions, http: HttpKit, directory: SessionDirectory) {
+  constructor (sessions: StreamableSessions, http: HttpPlumbing, directory: SessionDirectory) {
     this.sessions = sessions
     this.http = http
     this.directory = directory

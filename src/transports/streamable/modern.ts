@@ -2,15 +2,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { NotAcceptableError } from '../../errors.js'
 import { McpError } from '../../jsonrpc/errors.js'
 import { failure, type JsonRpcRequest } from '../../jsonrpc/messages.js'
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import { headerMismatch } from '../../protocol/modern/errors.js'
-import { admit, readMeta } from '../../protocol/modern/ladder.js'
-import { MODERN_VERSIONS, hasModernClaim, type ModernMeta } from '../../protocol/modern/meta.js'
+import { checkVersionAndMethod } from '../../protocol/modern/ladder.js'
+import { MODERN_VERSIONS, hasModernClaim, readModernMeta, type ModernMeta } from '../../protocol/modern/meta.js'
 import { openModernSession } from '../../protocol/modern/session.js'
 import { clientOf } from '../http/session-limits.js'
 import type { AnswerMode, Responder } from './answer.js'
 import { StreamableChannel } from './channel.js'
-import type { StreamEnv } from './event-ids.js'
+import type { StreamResources } from './event-ids.js'
 import { checkModernHeaders } from './modern-headers.js'
 import { sendModernRefusal } from './modern-replies.js'
 
@@ -21,13 +21,13 @@ import { sendModernRefusal } from './modern-replies.js'
  * no session id, no event ids. Closing the answer's connection cancels the handler.
  */
 export class ModernRequests {
-  private readonly core: McpCore
+  private readonly core: ProtocolServer
   private readonly responder: Responder
-  private readonly env: StreamEnv
+  private readonly env: StreamResources
   private readonly legacyServed: boolean
   private readonly modernServed: boolean
 
-  constructor (core: McpCore, responder: Responder, env: StreamEnv) {
+  constructor (core: ProtocolServer, responder: Responder, env: StreamResources) {
     this.core = core
     this.responder = responder
     // No event store (no event ids, no priming, no resumption), so closing a request's stream cancels it.
@@ -56,9 +56,9 @@ export class ModernRequests {
       if (message.method === 'initialize' && !hasModernClaim(message.params) && request.headers['mcp-protocol-version'] !== undefined) {
         throw headerMismatch('initialize is not a 2026-07-28 request; the MCP-Protocol-Version header claims a modern revision')
       }
-      meta = readMeta(message)
+      meta = readModernMeta(message.params)
       checkModernHeaders(request, message, meta, this.core.registry)
-      admit(message, meta, this.core.modern)
+      checkVersionAndMethod(message, meta, this.core.modern)
     } catch (error) {
       if (error instanceof McpError) return await sendModernRefusal(reply, message.id, error)
       /* c8 ignore next: the ladder throws McpError only */

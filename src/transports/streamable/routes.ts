@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { MethodNotAllowedError } from '../../errors.js'
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import type { ResolvedPluginOptions } from '../../schemas/resolve.js'
-import { registerBodyless, type HttpKit } from '../http/kit.js'
+import { registerBodyless, type HttpPlumbing } from '../http/plumbing.js'
 import type { SessionDirectory } from '../scale-out/directory.js'
 import { Responder } from './answer.js'
 import { StreamableGet } from './get.js'
@@ -18,7 +18,7 @@ import { StreamableSessions } from './sessions.js'
  * ends the session. 2026-07-28 requests stand alone (modern.ts). With
  * `stateless`, every POST stands alone and GET/DELETE are 405.
  */
-export function registerStreamableRoutes (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, http: HttpKit, endpoint: string, directory: SessionDirectory): void {
+export function registerStreamableRoutes (app: FastifyInstance, core: ProtocolServer, options: ResolvedPluginOptions, http: HttpPlumbing, endpoint: string, directory: SessionDirectory): void {
   const sessions = new StreamableSessions(core, http, directory, options)
   const responder = new Responder(core, directory, http.door)
   const modern = new ModernRequests(core, responder, sessions.env)

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { ForeignSessionError, UnknownSessionError } from '../../errors.js'
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import { samePrincipal } from '../../protocol/principal.js'
 import { Session } from '../../protocol/session.js'
-import type { HttpKit } from '../http/kit.js'
+import type { HttpPlumbing } from '../http/plumbing.js'
 import type { SessionDirectory, StreamableEntry, StreamableTable } from '../scale-out/directory.js'
-import type { StreamEnv } from './event-ids.js'
+import type { StreamResources } from './event-ids.js'
 import { checkProtocolVersion, requireSessionId } from './headers.js'
 
 /**
@@ -16,13 +16,13 @@ import { checkProtocolVersion, requireSessionId } from './headers.js'
  * record) or to refuse.
  */
 export class StreamableSessions implements StreamableTable {
-  readonly env: StreamEnv
-  private readonly core: McpCore
-  private readonly http: HttpKit
+  readonly env: StreamResources
+  private readonly core: ProtocolServer
+  private readonly http: HttpPlumbing
   private readonly directory: SessionDirectory
   private readonly sessions = new Map<string, StreamableEntry>()
 
-  constructor (core: McpCore, http: HttpKit, directory: SessionDirectory, options: { maxQueuedBytes: number }) {
+  constructor (core: ProtocolServer, http: HttpPlumbing, directory: SessionDirectory, options: { maxQueuedBytes: number }) {
     this.core = core
     this.http = http
     this.directory = directory
@@ -46,7 +46,7 @@ export class StreamableSessions implements StreamableTable {
 
   /** A new session for `request`'s client (503 when the server is full, 429 past the client's share); not in the table before {@link add}. */
   open (request: FastifyRequest): StreamableEntry {
-    const client = this.http.limits.admit(request)
+    const client = this.http.limits.checkRoom(request)
     const channel = this.directory.channel(this.env)
     const session = new Session(randomUUID(), channel, request.mcpPrincipal)
     channel.bind(session)

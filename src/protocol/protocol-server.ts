@@ -121,7 +121,7 @@ const NO_EXTENSIONS: ExtensionRegistrations = {
  * listen streams). Transports add and remove sessions; list changes, resource
  * updates and broadcasts go out through here to both generations.
  */
-export class McpCore implements MCPRegistryApi {
+export class ProtocolServer implements MCPRegistryApi {
   readonly registry: Registry
   readonly dispatcher: Dispatcher
   /** The door of every request: access rules and rate limits, before middleware and handlers. */

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { createAuthGuard, type AuthGuard } from '../../auth/index.js'
-import type { McpCore } from '../../protocol/core.js'
+import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import type { ResolvedAuthOptions, ResolvedPluginOptions } from '../../schemas/resolve.js'
 import { memoryRateCounter, redisRateCounter } from '../rate-counters.js'
 import { createCorsPolicy } from './cors.js'
@@ -22,7 +22,7 @@ export interface McpRouteOptions {
 }
 
 /** What every HTTP transport shares on the MCP child instance. */
-export interface HttpKit {
+export interface HttpPlumbing {
   /** Fresh route options for one MCP route (GET, POST, DELETE; never OPTIONS). */
   readonly routeOptions: () => McpRouteOptions
   /** The auth guard, when auth is configured; its own routes are mounted outside the prefix. */
@@ -49,7 +49,7 @@ export interface HttpKit {
  * every MCP route (they get CORS preflight routes and go into auth metadata).
  * Nothing here touches the parent app; auth's own routes are left to the caller.
  */
-export async function setupHttp (app: FastifyInstance, core: McpCore, options: ResolvedPluginOptions, endpoints: readonly string[]): Promise<HttpKit> {
+export async function setupHttp (app: FastifyInstance, core: ProtocolServer, options: ResolvedPluginOptions, endpoints: readonly string[]): Promise<HttpPlumbing> {
   // Fastify keeps a trailing slash of the prefix (`/api/`) but joins routes without doubling it.
   const base = app.prefix.endsWith('/') ? app.prefix.slice(0, -1) : app.prefix
   const url = (path: string): string => `${base}${path}`

@@ -2,7 +2,7 @@ import type { ClassifiedMessage } from '../../jsonrpc/messages.js'
 import { hasModernClaim, type ProtocolGeneration } from './meta.js'
 
 /**
- * The era of a stdio process (`basic/transports/stdio.mdx`, Backward
+ * The protocol generation of a stdio process (`basic/transports/stdio.mdx`, Backward
  * Compatibility; `basic/versioning.mdx`): a dual-era server "selects its
  * behavior from how the client opens", and on stdio the choice holds for the
  * life of the process.
@@ -17,7 +17,7 @@ import { hasModernClaim, type ProtocolGeneration } from './meta.js'
  *   still answered (it reads nothing and changes nothing).
  * - With one generation served there is nothing to choose.
  */
-export class StdioEra {
+export class StdioGeneration {
   private pinned: ProtocolGeneration | undefined
   private readonly generations: ReadonlySet<ProtocolGeneration>
 
@@ -27,8 +27,8 @@ export class StdioEra {
     else if (!generations.has('legacy')) this.pinned = 'modern'
   }
 
-  /** The era the process is pinned to, if any yet. */
-  get era (): ProtocolGeneration | undefined {
+  /** The generation the process is pinned to, if any yet. */
+  get generation (): ProtocolGeneration | undefined {
     return this.pinned
   }
 
