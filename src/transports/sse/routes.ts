@@ -91,9 +91,11 @@ export function registerSseRoutes (app: FastifyInstance, core: ProtocolServer, o
     // A session leaves the map as it closes: an ended session is an unknown one, unless its stream is elsewhere.
     const session = sessions.get(sessionId)
     if (session === undefined) {
-      // Held elsewhere: refused here, before it travels, or answered 202 once the holder has it.
-      const forwarded = postedMessage(request)
-      if (forwarded.kind === 'request' && await http.door.refuses(request, reply, forwarded.message, 'sse', undefined)) return reply
+      // Held elsewhere: a request its caller may not make is refused here, before it travels; the
+      // rest is answered 202 once the holder has it, or 404 when no instance holds the session
+      // (before any complaint about the body, as without rules).
+      const forwarded = request.body === undefined ? undefined : classifyMessage(request.body)
+      if (forwarded?.kind === 'request' && await http.door.refuses(request, reply, forwarded.message, 'sse', undefined)) return reply
       await directory.forward(sessionId, request)
       return await accepted(reply)
     }
