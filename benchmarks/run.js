@@ -21,6 +21,7 @@ import { runModernCalls } from './clients/modern-calls.js'
 import { runFanout } from './clients/fanout.js'
 import { runForwardedPosts, runSpreadCalls } from './clients/scale-calls.js'
 import { startCluster } from './lib/cluster.js'
+import { redisClusterMissing } from './lib/redis-cluster.js'
 import { redisMissing } from './lib/redis.js'
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
@@ -196,12 +197,18 @@ async function main () {
       return await startCluster({ instances: config.scaleInstances })
     }
     const independent = async () => await startCluster({ instances: config.scaleInstances, redis: false })
-    for (const name of ['independent', 'cluster']) if (!config.servers.includes(name)) config.servers.push(name)
+    // 'redis-cluster': the same N instances on a 3-primary Redis Cluster (issue 24).
+    const redisCluster = async () => {
+      const missing = redisClusterMissing()
+      if (missing !== undefined) throw new ServerUnavailable(missing)
+      return await startCluster({ instances: config.scaleInstances, redis: 'cluster' })
+    }
+    for (const name of ['independent', 'cluster', 'redis-cluster']) if (!config.servers.includes(name)) config.servers.push(name)
     add({
       key: 'scale-calls',
       title: `Scale-out: Streamable HTTP tools/call, ${config.scaleInstances} instances + redis-server against one instance without scale-out (${config.sseSessions} sessions, each call to the next session and the next instance)`,
-      scripts: { ours: 'ours-http.js', independent: 'ours-http.js', cluster: 'ours-http.js' },
-      start: { independent, cluster },
+      scripts: { ours: 'ours-http.js', independent: 'ours-http.js', cluster: 'ours-http.js', 'redis-cluster': 'ours-http.js' },
+      start: { independent, cluster, 'redis-cluster': redisCluster },
       run: (server) => runSpreadCalls({ server, sessions: config.sseSessions, duration: config.duration, warmup: config.warmup })
     })
     add({

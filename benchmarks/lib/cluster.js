@@ -5,14 +5,17 @@
 // which is what running N instances costs.
 import { startServer } from './proc.js'
 import { startRedis } from './redis.js'
+import { startRedisCluster } from './redis-cluster.js'
 
+/** `redis`: true (one redis-server), 'cluster' (a 3-primary Redis Cluster) or false (no scale-out). */
 export async function startCluster ({ instances, script = 'ours-http.js', env = {}, redis: shared = true }) {
-  const redis = shared ? await startRedis() : undefined
+  const redis = shared === 'cluster' ? await startRedisCluster(3) : shared ? await startRedis() : undefined
+  const target = redis?.config ?? redis?.url
   const servers = []
   try {
     // One at a time: each instance's start reads Redis (run_id, the bus's tail) and beats once.
     for (let i = 0; i < instances; i++) {
-      servers.push(await startServer(script, { env: redis === undefined ? env : { ...env, BENCH_SCALE_REDIS: redis.url, BENCH_INSTANCE_ID: `b${i}` } }))
+      servers.push(await startServer(script, { env: redis === undefined ? env : { ...env, BENCH_SCALE_REDIS: target, BENCH_INSTANCE_ID: `b${i}` } }))
     }
   } catch (error) {
     await Promise.all(servers.map((server) => server.stop()))
@@ -20,7 +23,7 @@ export async function startCluster ({ instances, script = 'ours-http.js', env = 
     throw error
   }
   return {
-    name: redis === undefined ? `${instances} instances` : `${instances} instances + redis-server`,
+    name: redis === undefined ? `${instances} instances` : shared === 'cluster' ? `${instances} instances + a 3-primary Redis Cluster` : `${instances} instances + redis-server`,
     scaled: redis !== undefined,
     url: servers[0].url,
     urls: servers.map((server) => server.url),

@@ -43,8 +43,9 @@ function callsTable (entry, n, failed) {
   const md = [`## ${entry.title}`, '', `(${f(entry.seconds, 0)} s for all runs)`, '']
   md.push('| deployment | calls/s | p50 ms | p99 ms | CPU µs/call (summed) | of which redis-server | per-run CPU µs/call | Redis commands per call | errors | other processes, cores |')
   md.push('|---|---:|---:|---:|---:|---:|---|---:|---:|---:|')
-  for (const [name, label] of [['ours', 'one instance, no scale-out'], ['independent', `${n} instances, no scale-out (each session's calls on its own instance)`], ['cluster', `${n} instances + redis-server (any call anywhere)`]]) {
+  for (const [name, label] of [['ours', 'one instance, no scale-out'], ['independent', `${n} instances, no scale-out (each session's calls on its own instance)`], ['cluster', `${n} instances + redis-server (any call anywhere)`], ['redis-cluster', `${n} instances + a 3-primary Redis Cluster (any call anywhere)`]]) {
     const v = entry.median[name]
+    if (v === undefined && entry.runs[name] === undefined && name === 'redis-cluster') continue
     if (v === undefined) {
       md.push(`| ${label} | not available: ${String(failed(entry, name)).replace(/\|/g, '/').slice(0, 300)} |||||||||`)
       continue
@@ -52,8 +53,10 @@ function callsTable (entry, n, failed) {
     const runs = entry.runs[name].map((r) => f(r.cpuMicrosPerCall)).join(', ')
     md.push(`| ${label} | ${f(v.callsPerSec, 0)} | ${f(v.latency?.p50, 2)} | ${f(v.latency?.p99, 2)} | **${f(v.cpuMicrosPerCall)}** | ${v.redisCpuMicrosPerCall === undefined ? '—' : f(v.redisCpuMicrosPerCall, 2)} | ${runs} | ${v.redisCommandsPerCall === undefined ? '—' : f(v.redisCommandsPerCall, 4)} | ${f(v.errors ?? 0, 0)} | ${f(v.otherLoad, 2)} |`)
   }
-  const window = entry.runs.cluster?.at(-1)?.redisCommandsInWindow
-  if (window !== undefined) md.push('', `Redis commands in the last run's measured window, by command: ${Object.entries(window).map(([name, count]) => `${name} ${count}`).join(', ') || 'none'}.`)
+  for (const [name, what] of [['cluster', 'redis-server'], ['redis-cluster', 'the Redis Cluster (summed over its primaries)']]) {
+    const window = entry.runs[name]?.at(-1)?.redisCommandsInWindow
+    if (window !== undefined) md.push('', `Commands ${what} ran in the last run's measured window, by command: ${Object.entries(window).map(([command, count]) => `${command} ${count}`).join(', ') || 'none'}.`)
+  }
   md.push('', 'CPU per call for several instances is the sum over every instance (and redis-server, INFO cpu) across the measured window, divided by the calls answered; the client spreads the calls itself (no balancer process). The middle row separates what splitting the same load over N processes costs on this machine (each wakes up for fewer calls at a time, and N servers share 2 cores with the client) from what scale-out adds: compare the last row with it.', '')
   const alone = entry.median.independent
   const many = entry.median.cluster

@@ -2,7 +2,8 @@
 // exists, Streamable HTTP (/mcp), with default options except the session caps (raised so the
 // 10,000-session fan-out, every session from the one benchmark client, is not refused by its own
 // ceiling or by the per-client share) and the auth the runner asks for. With BENCH_SCALE_REDIS
-// (a redis:// URL) it is one instance of a scale-out deployment, id BENCH_INSTANCE_ID.
+// (a redis:// URL, or a Redis Cluster configuration as JSON) it is one instance of a scale-out
+// deployment, id BENCH_INSTANCE_ID.
 import { control, ready, unavailable, benchAuth } from './control.js'
 import { AddSchema, ADD_DESCRIPTION, addResult, SERVER_INFO, loadOurs } from './shared.js'
 
@@ -12,7 +13,8 @@ if (MCPServer !== undefined) {
   const auth = benchAuth()
   const maxSessions = Number(process.env.BENCH_MAX_SESSIONS ?? 20000)
   const options = { port: 0, host: '127.0.0.1', maxSessions, maxSessionsPerClient: maxSessions }
-  if (process.env.BENCH_SCALE_REDIS) options.scaleOut = { redis: process.env.BENCH_SCALE_REDIS, instanceId: process.env.BENCH_INSTANCE_ID }
+  const redis = process.env.BENCH_SCALE_REDIS
+  if (redis) options.scaleOut = { redis: redis.startsWith('{') ? JSON.parse(redis) : redis, instanceId: process.env.BENCH_INSTANCE_ID }
   if (auth?.mode === 'apikey') {
     options.auth = { type: 'apikey', options: { keys: auth.keys, headerName: auth.headerName } }
   } else if (auth?.mode === 'jwt-hs256') {

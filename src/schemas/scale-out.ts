@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { RedisClientLike } from '../scale/redis/client.js'
+import type { ClusterConfig, RedisClientLike, SentinelConfig } from '../scale/redis/topology.js'
+import { MAX_SHARDS } from '../scale/redis/keys.js'
 import { INSTANCE_ID_SOURCE } from '../util/ids.js'
 import { isRecord } from '../util/is-record.js'
 import { parseUrl } from '../util/url.js'
@@ -28,13 +29,30 @@ const INSTANCE_ID_PATTERN = `^${INSTANCE_ID_SOURCE}$`
  */
 export const ScaleOutOptionsSchema = Type.Object({
   /**
-   * The Redis server: a `redis://` or `rediss://` URL (`redis://:password@host:6379/0`; read the
-   * password from the environment), or an ioredis client such as `fastify.redis`, which is
-   * duplicated (the engine needs connections of its own, one of them blocked in XREAD) and never
-   * closed by the server. Required. Any value passes the schema: a client is checked by
-   * `redisClientAt`, a URL by `scaleOutRules`, whose messages never show it: it may hold a password.
+   * Where Redis is. Required. One of:
+   * - one server: a `redis://` or `rediss://` URL (`redis://:password@host:6379/0`; read the
+   *   password from the environment);
+   * - a primary with replicas watched by Sentinel: `{ sentinels: [{ host, port }, ...], name }`
+   *   plus any ioredis option (`password`, `sentinelPassword`, `db`, `tls`...); a failover is followed;
+   * - a Redis Cluster: `{ cluster: [{ host, port }, ...], redisOptions? }` (seeds; `redisOptions`:
+   *   ioredis options of each node connection, such as `password`) plus any ioredis Cluster option;
+   * - an ioredis client (`Redis`, for one server or Sentinel, or `Cluster`) such as `fastify.redis`,
+   *   duplicated (the engine needs connections of its own, some blocked in XREAD) and never
+   *   closed by the server.
+   * Valkey speaks the same protocol and works the same way. Any value passes the schema: objects
+   * are checked by `redisClientAt` (and passed on as given, never cloned), a URL by
+   * `scaleOutRules`, whose messages never show it: it may hold a password.
    */
-  redis: Live<string | RedisClientLike>(),
+  redis: Live<string | SentinelConfig | ClusterConfig | RedisClientLike>(),
+  /**
+   * Bus shards: the control and fan-out streams and the inboxes are split in this many parts, each
+   * in its own Cluster slot, spread evenly over the slot space, so that the bus's traffic spreads
+   * over the primaries (the primaries of an even Cluster get one shard each when this is their
+   * number, or a multiple of it). Each shard costs every instance one connection. Must be the
+   * same on every instance. Default: 3 on a Cluster (a 3-primary cluster), 1 otherwise (one
+   * server carries everything anyway).
+   */
+  shards: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SHARDS })),
   /** Prefix of every key, so that several servers can share one Redis. Default `mcp`. */
   namespace: Defaulted(Type.String({ pattern: NAMESPACE_PATTERN, default: SCALE_OUT_DEFAULTS.namespace })),
   /**
@@ -63,9 +81,13 @@ export const ScaleOutOptionsSchema = Type.Object({
 }, strict)
 export type ScaleOutOptions = Static<typeof ScaleOutOptionsSchema>
 
-/** An ioredis client given as `scaleOut.redis` in the HTTP options at `base`; a URL stays for the rules. */
+/**
+ * An object given as `scaleOut.redis` in the HTTP options at `base` (an ioredis client, or a
+ * Sentinel or Cluster configuration, which may hold functions and TLS keys: never cloned); a URL
+ * stays for the rules.
+ */
 export function redisClientAt (base: readonly string[]): LiveObject {
-  return liveObject([...base, 'scaleOut', 'redis'], ['duplicate'], 'an ioredis client', 'rules')
+  return liveObject([...base, 'scaleOut', 'redis'], ['duplicate'], 'an ioredis client', 'rules', redisObjectProblems)
 }
 
 /** Rules of `scaleOut` in the HTTP options `http` at `base`. */
@@ -79,7 +101,7 @@ export function scaleOutRules (http: Record<string, unknown>, base: string, add:
   }
   const redis = scaleOut.redis
   const path = join(at, 'redis')
-  const expected = 'a redis:// or rediss:// URL such as "redis://127.0.0.1:6379/0", or an ioredis client'
+  const expected = `a redis:// or rediss:// URL such as "redis://127.0.0.1:6379/0", ${OBJECTS}`
   if (redis === undefined) {
     add(path, `required: ${expected}`)
   } else if (typeof redis !== 'string') {
@@ -95,4 +117,48 @@ export function scaleOutRules (http: Record<string, unknown>, base: string, add:
       add(path, 'the path of a Redis URL is the database number ("/0"), got another path')
     }
   }
+}
+
+const OBJECTS = 'a Sentinel configuration { sentinels, name }, a Cluster configuration { cluster }, or an ioredis client'
+
+/**
+ * What is wrong with an object given as `scaleOut.redis`: a client needs `duplicate()`; a Sentinel
+ * configuration needs its Sentinels and the primary's name, a Cluster one its seeds, each a host
+ * and a port. Other keys go to ioredis as given. Values are never quoted (passwords sit beside them).
+ */
+function redisObjectProblems (value: object, path: string): Array<{ path: string, message: string }> {
+  const problems: Array<{ path: string, message: string }> = []
+  const add = (at: string, message: string): void => { problems.push({ path: at, message }) }
+  const record = value as Record<string, unknown>
+  if (typeof record.duplicate === 'function') return problems
+  if ('sentinels' in record) {
+    nodesProblems(record.sentinels, join(path, 'sentinels'), 'Sentinels', add)
+    if (typeof record.name !== 'string' || record.name === '') add(join(path, 'name'), 'required: the primary\'s name in the Sentinels\' configuration (a non-empty string)')
+  } else if ('cluster' in record) {
+    nodesProblems(record.cluster, join(path, 'cluster'), 'seed nodes', add)
+    if (record.redisOptions !== undefined && !isRecord(record.redisOptions)) add(join(path, 'redisOptions'), 'expected an object of ioredis options for each node connection')
+  } else {
+    add(path, `expected ${OBJECTS}, got an object without duplicate(), sentinels or cluster`)
+  }
+  return problems
+}
+
+/** A non-empty list of `{ host, port }` (or `"host:port"` strings, for Cluster seeds). */
+function nodesProblems (nodes: unknown, path: string, what: string, add: Add): void {
+  if (!Array.isArray(nodes) || nodes.length === 0) {
+    add(path, `expected a non-empty list of ${what}, each { host, port }`)
+    return
+  }
+  nodes.forEach((node: unknown, i) => {
+    const at = join(path, i)
+    if (typeof node === 'string' && what === 'seed nodes') {
+      if (!/^[^\s:]+:\d{1,5}$/.test(node)) add(at, 'expected "host:port"')
+      return
+    }
+    if (!isRecord(node) || typeof node.host !== 'string' || node.host === '') {
+      add(at, 'expected { host, port } with a host name or address')
+    } else if (node.port !== undefined && (!Number.isInteger(node.port) || (node.port as number) < 1 || (node.port as number) > 65535)) {
+      add(join(at, 'port'), 'expected an integer from 1 to 65535')
+    }
+  })
 }

@@ -1,4 +1,5 @@
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../jsonrpc/messages.js'
+import { ErrorCode, McpError } from '../jsonrpc/errors.js'
+import { failure, success, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/messages.js'
 
 /**
  * What a client's protocol layer needs from a transport, whatever carries the bytes: the stdio
@@ -49,6 +50,17 @@ export interface Channel {
 /** The JSON-RPC `notifications/cancelled` for `requestId`. */
 export function cancelledNotification (requestId: JsonRpcRequest['id'], reason: string): JsonRpcNotification {
   return { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } }
+}
+
+/** The client's response to a server-to-client request: the test's answer, or its error (an McpError's code kept). */
+export async function answerServerRequest (inbound: Inbound, request: JsonRpcRequest): Promise<JsonRpcResponse> {
+  try {
+    return success(request.id, await inbound.request(request))
+  } catch (error) {
+    return error instanceof McpError
+      ? failure(request.id, error.code, error.message, error.data)
+      : failure(request.id, ErrorCode.InternalError, error instanceof Error ? error.message : String(error))
+  }
 }
 
 /** What a signal aborted with, as an Error to reject with. */

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
-import { classifyMessage, failure, success, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/messages.js'
-import { abortReason, cancelledNotification, type Channel, type Inbound, type SendOptions } from './channel.js'
+import { classifyMessage, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/messages.js'
+import { abortReason, answerServerRequest, cancelledNotification, type Channel, type Inbound, type SendOptions } from './channel.js'
 import { readEvents } from './sse.js'
 import { TransportError } from './transport-error.js'
 
@@ -209,14 +209,7 @@ export class HttpChannel implements Channel {
   }
 
   private async answerServer (request: JsonRpcRequest): Promise<void> {
-    let response: JsonRpcMessage
-    try {
-      response = success(request.id, await this.inbound.request(request))
-    } catch (error) {
-      response = error instanceof McpError
-        ? failure(request.id, error.code, error.message, error.data)
-        : failure(request.id, ErrorCode.InternalError, error instanceof Error ? error.message : String(error))
-    }
+    const response = await answerServerRequest(this.inbound, request)
     await this.notify(response).catch(() => {})
   }
 }

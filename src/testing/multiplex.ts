@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
-import { classifyMessage, failure, success, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/messages.js'
-import { abortReason, cancelledNotification, type Channel, type Inbound, type SendOptions } from './channel.js'
+import { classifyMessage, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/messages.js'
+import { abortReason, answerServerRequest, cancelledNotification, type Channel, type Inbound, type SendOptions } from './channel.js'
 
 interface Pending {
   resolve: (response: JsonRpcResponse) => void
@@ -100,14 +100,7 @@ export class MultiplexChannel implements Channel {
   }
 
   private async answer (request: JsonRpcRequest): Promise<void> {
-    let response: JsonRpcResponse
-    try {
-      response = success(request.id, await this.inbound.request(request))
-    } catch (error) {
-      response = error instanceof McpError
-        ? failure(request.id, error.code, error.message, error.data)
-        : failure(request.id, ErrorCode.InternalError, error instanceof Error ? error.message : String(error))
-    }
+    const response = await answerServerRequest(this.inbound, request)
     if (this.closedWith === undefined) await this.send(response)
   }
 

@@ -64,7 +64,7 @@ async function connect (t: Test, haproxy: string, fetchFn: typeof fetch): Promis
 
 /** The instance holding a session's stream 0, as the session's record in Redis says. */
 async function gatewayOf (redis: RedisServer, sessionId: string): Promise<string> {
-  const reply = await redis.command('HGET', `mcp:s:${sessionId}`, 'gw')
+  const reply = await redis.command('HGET', `mcp:s:{${sessionId}}`, 'gw')
   return /^\$\d+\r\n(.*)\r\n$/.exec(reply)?.[1] ?? ''
 }
 

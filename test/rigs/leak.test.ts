@@ -34,9 +34,9 @@ const LEGACY = 20
 const TASKS = 3
 
 /** The keys that exist with zero sessions: each instance's inbox, the control stream, the live set. */
-const instanceKeys = (count: number): string[] => [...Array.from({ length: count }, (_, i) => `mcp:in:i${i}`), 'mcp:ctl', 'mcp:live']
+const instanceKeys = (count: number): string[] => [...Array.from({ length: count }, (_, i) => `mcp:in:{0}:i${i}`), 'mcp:ctl:{0}', 'mcp:live:{0}']
 /** Exists once anything was fanned out (broadcasts, resource updates); none is in this test, but it would not be a leak. */
-const OPTIONAL_KEYS = new Set(['mcp:bc'])
+const OPTIONAL_KEYS = new Set(['mcp:bc:{0}'])
 
 async function scan (redis: Redis): Promise<string[]> {
   const keys: string[] = []
@@ -50,7 +50,7 @@ async function scan (redis: Redis): Promise<string[]> {
 }
 
 /** The keys of one session (keys.ts): its record, its stream-0 log, its request-stream log, their byte counts. */
-const sessionKeys = (sid: string): string[] => [`mcp:s:${sid}`, `mcp:e:${sid}:0`, `mcp:e:${sid}:r`, `mcp:e:${sid}:b`]
+const sessionKeys = (sid: string): string[] => [`mcp:s:{${sid}}`, `mcp:e:{${sid}}:0`, `mcp:e:{${sid}}:r`, `mcp:e:{${sid}}:b`]
 
 /**
  * One session through HAProxy with everything that writes a per-session key. Resolves with the
@@ -147,14 +147,14 @@ t.test(`no per-session key left after ${EACH} DELETEd and ${EACH} + ${LEGACY} le
   await pool(LEGACY, 5, async (i) => {
     const { client, sid } = await legacySession(cluster.url, 2 * EACH + i)
     t.teardown(async () => { await client.close() })
-    t.ok(await redis.exists(`mcp:s:${sid}`), `legacy session ${i}: its record is in Redis`)
+    t.ok(await redis.exists(`mcp:s:{${sid}}`), `legacy session ${i}: its record is in Redis`)
     await client.close()
     abandoned.push(sid)
   })
   const tasks = await Promise.all(Array.from({ length: TASKS }, async (_, i) => await startTask(cluster.url, i + 1)))
-  const taskTtls = await Promise.all(tasks.map(async (taskId) => await redis.pttl(`mcp:t:${taskId}`)))
+  const taskTtls = await Promise.all(tasks.map(async (taskId) => await redis.pttl(`mcp:t:{tasks}:${taskId}`)))
   t.ok(taskTtls.every((ttl) => ttl > 0 && ttl <= IDLE_MS), `each task's key expires with the task (pttl ${taskTtls.join(', ')})`)
-  t.ok(await redis.pttl('mcp:tasks') > 0, 'so does the index of tasks')
+  t.ok(await redis.pttl('mcp:tasks:{tasks}') > 0, 'so does the index of tasks')
   const without: string[] = []
   for (const sid of abandoned) {
     for (const key of sessionKeys(sid)) if (await redis.pttl(key) === -1) without.push(key)

@@ -94,7 +94,7 @@ async function openLegacy (cluster: ProcessCluster): Promise<{ endpoint: string,
   const stream = await openRawStream(`${cluster.url}/sse`)
   const endpoint = endpointOf(await stream.next())
   const id = new URL(endpoint, cluster.url).searchParams.get('sessionId') ?? ''
-  const owner = /\$\d+\r\n(i\d)/.exec(await cluster.redis.command('HGET', `mcp:s:${id}`, 'gw'))?.[1] ?? ''
+  const owner = /\$\d+\r\n(i\d)/.exec(await cluster.redis.command('HGET', `mcp:s:{${id}}`, 'gw'))?.[1] ?? ''
   return { endpoint, owner, close: () => { stream.destroy() } }
 }
 

@@ -7,6 +7,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { LoggingMessageNotificationSchema, ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { startProcessCluster } from '../helpers/cluster.js'
 import { haproxyTest } from '../helpers/haproxy.js'
+import { startClusterDeployment } from '../helpers/ha-deployment.js'
+import { redisClusterTest } from '../helpers/redis-cluster.js'
 import { redisTest } from '../helpers/redis-server.js'
 import { until, within } from '../helpers/wait.js'
 
@@ -27,6 +29,8 @@ import { until, within } from '../helpers/wait.js'
 // broadcasts: each run costs a cluster's start and ~15 s of both cores.
 
 const FULL = process.env.SCALE_SOAK_FULL === '1'
+/** `SCALE_SOAK_REDIS=cluster`: the same run on a 3-primary Redis Cluster (`npm run test:cluster`). */
+const ON_CLUSTER = process.env.SCALE_SOAK_REDIS === 'cluster'
 const CALLS = FULL ? 10_000 : 1000
 const RUNS = FULL ? 3 : 1
 const STREAMABLE = 16
@@ -179,16 +183,18 @@ async function connect (t: Test, url: string, kind: 'streamable' | 'sse'): Promi
 
 async function run (t: Test, round: number): Promise<void> {
   const started = Date.now()
-  const cluster = await startProcessCluster(t, 'scale-instance.mjs')
-  const redis = new Redis(cluster.redis.url, { lazyConnect: true })
-  await redis.connect()
-  t.teardown(() => { redis.disconnect() })
+  const cluster = ON_CLUSTER ? await startClusterDeployment(t) : await startProcessCluster(t, 'scale-instance.mjs')
+  const redis = 'cluster' in cluster ? cluster.redis : new Redis(cluster.redis.url, { lazyConnect: true })
+  if (!('cluster' in cluster)) {
+    await redis.connect()
+    t.teardown(() => { redis.disconnect() })
+  }
   const tallies = await Promise.all(Array.from({ length: SESSIONS }, async (_, i) => await connect(t, cluster.url, i < STREAMABLE ? 'streamable' : 'sse')))
   // A Streamable client opens its GET stream after initialize: notifications for a session whose
   // stream 0 nobody ever held are dropped (as on one instance before any GET). Wait for the claims.
   const claimed = await within(async () => {
     const gateways = await Promise.all(tallies.filter((tally) => tally.kind === 'streamable')
-      .map(async (tally) => await redis.hget(`mcp:s:${tally.transport.sessionId ?? ''}`, 'gw')))
+      .map(async (tally) => await redis.hget(`mcp:s:{${tally.transport.sessionId ?? ''}}`, 'gw')))
     return gateways.every((gw) => gw !== null)
   }, { timeoutMs: 10_000, everyMs: 20 })
   t.ok(claimed, 'every session\'s stream 0 is held by an instance')
@@ -244,8 +250,8 @@ async function run (t: Test, round: number): Promise<void> {
   t.comment(`run ${round}: ${CALLS} calls in ${callsDone - started} ms (cluster start included), drained after ${Date.now() - callsDone} ms`)
 }
 
-const options = { ...redisTest(t), ...(haproxyTest(t).skip !== false ? haproxyTest(t) : {}) }
+const options = { ...(ON_CLUSTER ? redisClusterTest(t) : redisTest(t)), ...(haproxyTest(t).skip !== false ? haproxyTest(t) : {}) }
 
-t.test(`no loss, no duplicate, order kept: ${CALLS} calls, ${CALLS / S0_EVERY} stream-0 notifications, ${BROADCASTS} broadcasts over ${SESSIONS} sessions, ${RUNS} runs`, options, async (t) => {
+t.test(`no loss, no duplicate, order kept${ON_CLUSTER ? ' on a Redis Cluster' : ''}: ${CALLS} calls, ${CALLS / S0_EVERY} stream-0 notifications, ${BROADCASTS} broadcasts over ${SESSIONS} sessions, ${RUNS} runs`, options, async (t) => {
   for (let round = 1; round <= RUNS; round++) await t.test(`run ${round} of ${RUNS}, on a fresh cluster`, async (t) => { await run(t, round) })
 })

@@ -192,7 +192,7 @@ t.test('a Redis restarted empty forgets every instance: no death is read into th
   // What the registry looks like after a restart, without the connections dropping: whichever
   // instance beats first finds the other missing (each time about one chance in two).
   for (let i = 0; i < 6; i++) {
-    await server.command('DEL', 'mcp:live')
+    await server.command('DEL', 'mcp:live:{0}')
     await sleep(250)
   }
   t.same(deaths, [], 'nor after the live set was emptied six times')

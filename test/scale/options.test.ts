@@ -113,9 +113,71 @@ t.test('with Redis up, start() connects, and stop() closes its own connections o
   await server.start()
   const names = async (): Promise<string[]> => ((await client.client('LIST')) as string).split('\n').map((l) => /name=(\S*)/.exec(l)?.[1] ?? '').filter((n) => n !== '')
   t.same((await names()).sort(), ['mcp:one:bus', 'mcp:one:cmd'], 'two connections of its own, duplicated from the client')
-  t.same(await client.zrange('mcp:live', '0', '-1'), ['one'], 'it beats')
+  t.same(await client.zrange('mcp:live:{0}', '0', '-1'), ['one'], 'it beats')
   await server.stop()
   t.same(await names(), [], 'both closed')
   t.equal(client.status, 'ready', 'the application\'s client is never closed')
-  t.same(await client.zrange('mcp:live', '0', '-1'), [], 'it left the live set')
+  t.same(await client.zrange('mcp:live:{0}', '0', '-1'), [], 'it left the live set')
+})
+
+t.test('redis: a Sentinel or Cluster configuration is kept as given; shards is 1 to 64', async (t) => {
+  const sentinel = { sentinels: [{ host: '10.0.0.1', port: 26379 }, { host: 'sentinel-b' }], name: 'mymaster', password: PASSWORD, natMap: () => null }
+  const plugin = resolvePluginOptions({ scaleOut: { redis: sentinel, shards: 1 } })
+  t.equal(plugin.scaleOut?.redis, sentinel, 'the very same object, functions and all')
+  t.notOk(Object.isFrozen(sentinel))
+  const cluster = { cluster: [{ host: '10.0.0.2', port: 7000 }, '10.0.0.3:7001'], redisOptions: { password: PASSWORD } }
+  t.equal(resolvePluginOptions({ scaleOut: { redis: cluster } }).scaleOut?.redis, cluster)
+  t.equal(resolvePluginOptions({ scaleOut: { redis: cluster } }).scaleOut?.shards, undefined, 'unset: the engine picks (3 on a Cluster)')
+  for (const shards of [0, 65, 2.5, '3']) {
+    const error = problemsOf(() => resolvePluginOptions({ scaleOut: { redis: cluster, shards } }))
+    t.same(error.problems.map((p) => p.path), ['scaleOut.shards'], `shards ${String(shards)} refused`)
+  }
+})
+
+t.test('redis: each bad Sentinel or Cluster field is named, never with a password', async (t) => {
+  const cases: Array<[unknown, Array<[string, RegExp]>]> = [
+    [{ sentinels: [], name: 'm', password: PASSWORD }, [['scaleOut.redis.sentinels', /non-empty list of Sentinels/]]],
+    [{ sentinels: [{ port: 26379 }, { host: 'a', port: 70000 }] }, [
+      ['scaleOut.redis.name', /required: the primary's name/],
+      ['scaleOut.redis.sentinels[0]', /host name/],
+      ['scaleOut.redis.sentinels[1].port', /1 to 65535/]
+    ]],
+    [{ cluster: 'host:7000' }, [['scaleOut.redis.cluster', /non-empty list of seed nodes/]]],
+    [{ cluster: ['nohost', { host: 'a', port: 7000 }], redisOptions: PASSWORD }, [
+      ['scaleOut.redis.cluster[0]', /"host:port"/],
+      ['scaleOut.redis.redisOptions', /object of ioredis options/]
+    ]],
+    [{ host: 'x', password: PASSWORD }, [['scaleOut.redis', /Sentinel configuration.*Cluster configuration.*without duplicate\(\), sentinels or cluster/]]]
+  ]
+  for (const [redis, expected] of cases) {
+    const error = problemsOf(() => resolvePluginOptions({ scaleOut: { redis } }))
+    t.same(error.problems.map((p) => p.path), expected.map(([path]) => path))
+    expected.forEach(([, message], i) => { t.match(error.problems[i]?.message, message) })
+    t.notMatch(error.message, PASSWORD)
+  }
+})
+
+t.test('unreachable Sentinels or Cluster: the coded error names every seed host:port, never a password', redisTest(t), async (t) => {
+  const redis = await startRedis(t)
+  await redis.kill()
+  const port = redis.port
+  const sentinel = { sentinels: [{ host: '127.0.0.1', port }, { host: '127.0.0.1', port: port + 1 }], name: 'mymaster', password: PASSWORD, sentinelPassword: PASSWORD }
+  const cluster = { cluster: [{ host: '127.0.0.1', port }, `127.0.0.1:${port + 1}`], redisOptions: { password: PASSWORD } }
+  const { Cluster } = await import('ioredis')
+  const given = new Cluster([{ host: '127.0.0.1', port }], { lazyConnect: true, redisOptions: { password: PASSWORD } })
+  const givenSentinel = new Redis({ sentinels: [{ host: '127.0.0.1', port }], name: 'mymaster', password: PASSWORD, lazyConnect: true })
+  t.teardown(() => { given.disconnect(); givenSentinel.disconnect() })
+  for (const [what, target, shown] of [
+    ['Sentinel', sentinel, `127.0.0.1:${port}, 127.0.0.1:${port + 1} (Sentinel, primary "mymaster")`],
+    ['Cluster', cluster, `127.0.0.1:${port}, 127.0.0.1:${port + 1} (Cluster)`],
+    ['Cluster client', given, `127.0.0.1:${port} (Cluster)`],
+    ['Sentinel client', givenSentinel, `127.0.0.1:${port} (Sentinel, primary "mymaster")`]
+  ] as const) {
+    const server = new MCPServer({ transport: { type: 'sse', options: { port: 0, scaleOut: { redis: target, redisTimeoutMs: 300 } } } })
+    const error = await server.start().then(() => undefined, (e: unknown) => e as Error & { code: string })
+    t.equal(error?.code, 'FST_MCP_REDIS_UNREACHABLE', what)
+    t.match(error?.message, shown, `${what}: every seed named`)
+    t.notMatch(error?.message, PASSWORD, `${what}: no password`)
+    await server.stop()
+  }
 })

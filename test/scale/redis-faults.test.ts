@@ -196,6 +196,10 @@ t.test('kill -9 and restart (empty): what Redis acknowledged and a reader had ye
   const got = inbox(b)
   const control: string[] = []
   b.bus.onControl(({ message }) => { if (message.type === 'end') control.push(message.session) })
+  const events: string[] = []
+  b.bus.onDirect(({ message }) => { if (message.type === 'event') events.push(message.json) })
+  await a.sessions.create(record('held'), 60_000)
+  await a.sessions.claimGateway('held', 'b')
   await a.bus.send('b', forward(0))
   await until(() => got.length === 1, { timeoutMs: 10_000, what: 'the first one read' })
   // The reader's next XREAD is held: what a writes now is acknowledged by Redis and read by nobody.
@@ -205,17 +209,21 @@ t.test('kill -9 and restart (empty): what Redis acknowledged and a reader had ye
   await until(() => got.length === 2, { timeoutMs: 10_000, what: 'b read 1, and its next read waits at the gate' })
   await a.bus.send('b', forward(2), { forRequest: true })
   await a.bus.control({ type: 'end', session: 'x', reason: 'test' })
+  // A stream-0 message: logged, then put in b's inbox; the inbox entry is what is written again.
+  t.type(await a.bus.deliver0('held', '{"s0":1}'), 'string')
   await sleep(100)
   t.same(got, [0, 1], 'b read 1 before its reader was held')
+  t.same(events, [], 'and not the stream-0 message')
   await redis.kill()
   await redis.restart()
   gate = undefined
   open()
-  await until(() => got.length >= 3 && control.length >= 1, { timeoutMs: 5000, what: 'what b had not read arrives after the restart' })
+  await until(() => got.length >= 3 && control.length >= 1 && events.length >= 1, { timeoutMs: 5000, what: 'what b had not read arrives after the restart' })
   await a.bus.send('b', forward(3))
   await until(() => got.length >= 4, { timeoutMs: 10_000, what: 'and the bus goes on' })
   await sleep(300)
   t.same(got, [0, 1, 2, 3], 'each once, in order')
   t.same(control, ['x'], 'a control message too')
-  t.ok(log.lines.some((l) => l.message.includes('written again') && l.fields.includes('"messages":4')), 'a wrote again the four it had sent in the last three heartbeats (b dropped the two it had read)')
+  t.same(events, ['{"s0":1}'], 'and the stream-0 message, once')
+  t.ok(log.lines.some((l) => l.message.includes('written again') && l.fields.includes('"messages":5')), 'a wrote again the five it had sent in the last three heartbeats (b dropped the two it had read)')
 })

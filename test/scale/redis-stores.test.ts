@@ -24,6 +24,7 @@ interface EngineOptions {
   idleTimeoutMs?: number
   heartbeatMs?: number
   outboxLimit?: number
+  shards?: number
   log?: ScaleLogger
 }
 
@@ -35,7 +36,8 @@ export async function engine (t: Test, redis: RedisServer, options: EngineOption
       namespace: options.namespace ?? 'mcp',
       instanceId: options.instanceId,
       heartbeatMs: options.heartbeatMs ?? 200,
-      outboxLimit: options.outboxLimit ?? SCALE_OUT_DEFAULTS.outboxLimit
+      outboxLimit: options.outboxLimit ?? SCALE_OUT_DEFAULTS.outboxLimit,
+      shards: options.shards
     },
     eventStoreSize: options.eventStoreSize ?? 100,
     eventStoreBytes: options.eventStoreBytes ?? 4 << 20,
@@ -79,6 +81,15 @@ t.test('contracts on Redis', redisTest(t), async (t) => {
       return { buses: [a.bus, b.bus, c.bus], sessions: a.sessions }
     })
   })
+  // The bus split in shards, as on a Cluster (here on one server): each instance writes its
+  // fan-out to its own shard, and every instance hands the fan-out out in one order.
+  t.test('Bus, in 3 shards', async (t) => {
+    busContract(t, async () => {
+      const namespace = fresh()
+      const [a, b, c] = [await engine(t, redis, { namespace, shards: 3 }), await engine(t, redis, { namespace, shards: 3 }), await engine(t, redis, { namespace, shards: 3 })]
+      return { buses: [a.bus, b.bus, c.bus], sessions: a.sessions }
+    })
+  })
 })
 
 t.test('Redis specifics', redisTest(t), async (t) => {
@@ -97,10 +108,10 @@ t.test('Redis specifics', redisTest(t), async (t) => {
       await owner.events.append(id, 'a.1', { id: 'a.1_1', data: '{"p":1}' })
       await owner.sessions.touch(id, owner === a ? 60_000 : 300)
     }
-    t.same((await scan(namespace)).filter((k) => k.includes(':del')), [`${namespace}:e:del:0`, `${namespace}:e:del:b`, `${namespace}:e:del:r`, `${namespace}:s:del`])
+    t.same((await scan(namespace)).filter((k) => k.includes('{del}')), [`${namespace}:e:{del}:0`, `${namespace}:e:{del}:b`, `${namespace}:e:{del}:r`, `${namespace}:s:{del}`])
     await a.sessions.delete('del')
-    t.same((await scan(namespace)).filter((k) => k.includes(':del')), [], 'delete removed record and logs')
-    await until(async () => (await scan(namespace)).every((k) => !k.includes(':idle')), { timeoutMs: 10_000, what: 'idle keys expired' })
+    t.same((await scan(namespace)).filter((k) => k.includes('{del}')), [], 'delete removed record and logs')
+    await until(async () => (await scan(namespace)).every((k) => !k.includes('{idle}')), { timeoutMs: 10_000, what: 'idle keys expired' })
     const left = (await scan(namespace)).map((k) => k.slice(namespace.length + 1).replace(/:.*/, ''))
     t.same([...new Set(left)].sort(), ['bc', 'in', 'live'].filter((k) => left.includes(k)), `only bus keys remain: ${left.join(', ')}`)
     t.notOk(left.some((k) => k === 's' || k === 'e'), 'no per-session key')
@@ -216,7 +227,7 @@ t.test('Redis specifics', redisTest(t), async (t) => {
     await a.bus.control({ type: 'end', session: 's2', reason: 'r' })
     await until(() => seen.length === 2, { timeoutMs: 10_000, what: 'both seen' })
     t.same(errors, ['scale-out: a bus handler threw', 'scale-out: a bus handler threw'])
-    await admin.xadd(`${namespace}:ctl`, '*', 'junk', '1')
+    await admin.xadd(`${namespace}:ctl:{0}`, '*', 'junk', '1')
     await a.bus.control({ type: 'end', session: 's3', reason: 'r' })
     await until(() => seen.length === 3, { timeoutMs: 10_000, what: 'after junk' })
   })

@@ -1,30 +1,26 @@
-import type { Redis as IORedis, RedisOptions } from 'ioredis'
+import type { Cluster, Redis as IORedis } from 'ioredis'
 import { RedisUnreachableError, ScaleUnavailableError } from '../../errors.js'
 import type { ScaleLogger } from '../ports.js'
 import { SCRIPTS, type ScriptName } from './scripts.js'
+import { openClient, type RedisTarget } from './topology.js'
 
-// The one place that knows ioredis. Everything else in src/scale/redis/ calls this port, so a
-// change of client (ioredis' README calls its maintenance best-effort) stays inside this file.
-// ioredis is an optional peer dependency: it is imported here, dynamically, only when `scaleOut`
-// is configured, so an app without scale-out never loads it (nor needs it installed).
+// The one place that knows ioredis (with topology.ts, which builds its clients). Everything else
+// in src/scale/redis/ calls this port, so a change of client (ioredis' README calls its maintenance
+// best-effort) stays inside these two files. ioredis is an optional peer dependency: it is imported
+// dynamically, only when `scaleOut` is configured, so an app without scale-out never loads it (nor
+// needs it installed). One server, a Sentinel-watched primary and a Cluster look alike through the
+// port: commands are routed by ioredis (by slot on a Cluster, following MOVED and ASK).
 
 /** A Redis stream entry: its id and its fields as a flat `[name, value, ...]` list. */
 export type StreamEntry = [id: string, fields: string[]]
 /** What XREAD answers: per stream key, its new entries; null when the block timed out. */
 export type XReadReply = Array<[key: string, entries: StreamEntry[]]> | null
 
-/**
- * An ioredis client handed in by the application (e.g. `fastify.redis`): duplicated, never closed.
- * Typed without ioredis' own types, so that apps without scale-out compile without ioredis.
- */
-export interface RedisClientLike {
-  // Method syntax on purpose: its parameter is checked bivariantly, so ioredis' `Redis` fits.
-  duplicate (override?: object): object
-}
+export type { RedisClientLike, RedisTarget } from './topology.js'
 
 /** The commands the engine uses; each Lua script is one EVALSHA (EVAL after a Redis restart). */
 export interface RedisPort {
-  /** `host:port` of the server, for errors and logs; never a password. */
+  /** `host:port` of the server (every seed's, with the topology), for errors and logs; never a password. */
   readonly address: string
   /** Whether the connection is up (commands go out now rather than wait in the queue). */
   readonly ready: boolean
@@ -37,9 +33,15 @@ export interface RedisPort {
   /** The newest entry id of a stream, '0-0' when it is empty or missing. */
   lastId: (key: string) => Promise<string>
   xread: (streams: Array<[key: string, after: string]>, blockMs: number, count: number) => Promise<XReadReply>
+  /** Keys of one slot only (a Cluster refuses others). */
   del: (keys: string[]) => Promise<number>
-  /** `INFO section`, parsed into its `name:value` lines. */
-  info: (section: string) => Promise<Record<string, string>>
+  pexpire: (key: string, ms: number) => Promise<void>
+  /**
+   * Who holds the data: the `run_id` of the server (of every primary, on a Cluster). Another answer
+   * after a reconnect means the data may be gone (a restart without persistence, a failover to a
+   * replica that missed the last writes).
+   */
+  identity: () => Promise<string>
   on: (event: 'ready' | 'close', listener: () => void) => void
   /** Waits at most `ms` for the connection to be up; false if it is not by then. */
   waitReady: (ms: number) => Promise<boolean>
@@ -59,8 +61,8 @@ export interface RedisPort {
 }
 
 export interface ConnectOptions {
-  /** `redis://` / `rediss://` URL, or the application's ioredis client. */
-  redis: string | RedisClientLike
+  /** `redis://` / `rediss://` URL, a Sentinel or Cluster configuration, or the application's ioredis client. */
+  redis: RedisTarget
   /** Shown in `CLIENT LIST`, so an operator can tell the engine's connections apart. */
   name: string
   /** Longest wait for the first connection before start fails. */
@@ -76,35 +78,11 @@ export interface ConnectOptions {
  * times out the calls that must not wait (`redisTimeoutMs`).
  */
 export async function connectRedis (options: ConnectOptions): Promise<RedisPort> {
-  const settings: RedisOptions = {
-    connectionName: options.name,
-    lazyConnect: true,
-    maxRetriesPerRequest: null,
-    enableOfflineQueue: true,
-    // Reconnect fast: a restarted Redis is back within a second or two, and every instance waits on it.
-    retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
-    connectTimeout: options.connectTimeoutMs,
-    scripts: SCRIPTS
-  }
-  let client: IORedis
-  let address: string
-  let secret: string | undefined
-  if (typeof options.redis === 'string') {
-    const url = new URL(options.redis)
-    address = `${url.hostname}:${url.port === '' ? '6379' : url.port}`
-    secret = url.password === '' ? undefined : decodeURIComponent(url.password)
-    const Redis = await loadIoredis()
-    client = new Redis(options.redis, settings)
-  } else {
-    client = options.redis.duplicate(settings) as IORedis
-    const { host, port } = client.options
-    address = `${host ?? 'localhost'}:${port ?? 6379}`
-    secret = client.options.password
-  }
-  const port = new IoredisPort(client, address, secret, options.log)
+  const { client, address, secrets } = await openClient(options.redis, { name: options.name, connectTimeoutMs: options.connectTimeoutMs, scripts: SCRIPTS })
+  const port = new IoredisPort(client, address, secrets, options.log)
   try {
     await withTimeout(client.connect(), options.connectTimeoutMs)
-    await client.ping()
+    await withTimeout(client.ping(), options.connectTimeoutMs)
   } catch (error) {
     client.disconnect()
     throw new RedisUnreachableError(address, port.scrub(error))
@@ -112,20 +90,16 @@ export async function connectRedis (options: ConnectOptions): Promise<RedisPort>
   return port
 }
 
-async function loadIoredis (): Promise<typeof IORedis> {
-  try {
-    return (await import('ioredis')).Redis
-  } catch {
-    /* c8 ignore next 2: ioredis is a devDependency here; this is for apps that did not install it */
-    throw new RedisUnreachableError('(no client)', 'the optional peer dependency "ioredis" is not installed: npm install ioredis')
-  }
-}
-
 class IoredisPort implements RedisPort {
   private errorLogged = false
   private refusals = 0
 
-  constructor (private readonly client: IORedis, readonly address: string, private readonly secret: string | undefined, log: ScaleLogger) {
+  /** Commands: a `Cluster` takes the same calls as a `Redis`, routed by slot. */
+  private readonly client: IORedis
+
+  constructor (private readonly connection: IORedis | Cluster, readonly address: string, private readonly secrets: string[], log: ScaleLogger) {
+    const client = connection as IORedis
+    this.client = client
     // Without a listener an `error` event would crash the process; ioredis reconnects by itself,
     // so one line per outage is enough (`ready` re-arms it).
     client.on('error', (error: unknown) => {
@@ -199,14 +173,14 @@ class IoredisPort implements RedisPort {
     return await this.client.del(...keys)
   }
 
-  async info (section: string): Promise<Record<string, string>> {
-    const text = await this.client.info(section)
-    const fields: Record<string, string> = {}
-    for (const line of text.split('\r\n')) {
-      const colon = line.indexOf(':')
-      if (colon > 0 && !line.startsWith('#')) fields[line.slice(0, colon)] = line.slice(colon + 1)
-    }
-    return fields
+  async pexpire (key: string, ms: number): Promise<void> {
+    await this.client.pexpire(key, ms)
+  }
+
+  async identity (): Promise<string> {
+    const servers = this.connection.isCluster ? (this.connection as Cluster).nodes('master') : [this.client]
+    const ids = await Promise.all(servers.map(async (server) => /^run_id:(\w+)/m.exec(await server.info('server'))?.[1] ?? ''))
+    return ids.sort().join(',')
   }
 
   on (event: 'ready' | 'close', listener: () => void): void {
@@ -234,10 +208,10 @@ class IoredisPort implements RedisPort {
     this.client.disconnect()
   }
 
-  /** An error's message without the password, whatever ioredis put in it. */
+  /** An error's message without the passwords, whatever ioredis put in it. */
   scrub (error: unknown): string {
     let text = error instanceof Error ? error.message : String(error)
-    if (this.secret !== undefined && this.secret !== '') text = text.replaceAll(this.secret, '***')
+    for (const secret of this.secrets) text = text.replaceAll(secret, '***')
     return text.replace(/(rediss?:\/\/)[^@/\s]*@/g, '$1***@')
   }
 }

@@ -3,16 +3,19 @@ import type { TaskStore } from '../../protocol/tasks/types.js'
 import { storedLifetimeMs } from '../lifetime.js'
 import type { ScaleEngine, ScaleLogger } from '../ports.js'
 import { RedisBus } from './bus/bus.js'
-import { connectRedis, type RedisClientLike, type RedisPort } from './client.js'
+import { connectRedis, type RedisPort, type RedisTarget } from './client.js'
 import { RedisEventStore } from './event-store.js'
 import { keysOf } from './keys.js'
+import { isClusterConfig } from './topology.js'
 import { RedisSessionStore } from './session-store.js'
 import { RedisTaskStore } from './task-store.js'
 
 /** The `scaleOut` option as the engine reads it, defaults filled (schemas/scale.ts documents each). */
 export interface RedisEngineSettings {
-  readonly redis: string | RedisClientLike
+  readonly redis: RedisTarget
   readonly namespace: string
+  /** Bus shards; unset: 3 on a Cluster (one per primary of a 3-primary cluster), 1 otherwise. */
+  readonly shards?: number | undefined
   readonly instanceId?: string | undefined
   readonly heartbeatMs: number
   readonly redisTimeoutMs: number
@@ -34,7 +37,7 @@ export interface ScaleEngineOptions {
 /** The Redis engine of one instance: the ports the transports use, plus the task store. */
 export interface RedisScaleEngine extends ScaleEngine {
   readonly tasks: TaskStore
-  /** `host:port` of Redis (never a password). */
+  /** `host:port` of Redis, every seed's on a Cluster or Sentinel (never a password). */
   readonly address: string
   /**
    * Called after Redis came back empty (a new `run_id`: restarted without persistence, or failed
@@ -45,9 +48,12 @@ export interface RedisScaleEngine extends ScaleEngine {
   close: () => Promise<void>
 }
 
+/** Bus shards when `scaleOut.shards` is unset: one per primary of a 3-primary Cluster; one on a single server. */
+export const CLUSTER_SHARDS = 3
+
 /**
- * Connects to Redis (two connections: commands, and the bus's blocking XREAD) and builds the
- * engine. Rejects with `RedisUnreachableError` (`FST_MCP_REDIS_UNREACHABLE`, naming `host:port`)
+ * Connects to Redis (connections for commands, and one per bus shard for its blocking XREAD) and
+ * builds the engine. Rejects with `RedisUnreachableError` (`FST_MCP_REDIS_UNREACHABLE`, naming `host:port`)
  * when Redis does not answer within `redisTimeoutMs`, so `start()` / `ready()` fail instead of
  * serving sessions nobody else can see.
  */
@@ -57,32 +63,35 @@ export async function createScaleEngine (options: ScaleEngineOptions, log: Scale
   const connect = async (role: string): Promise<RedisPort> => await connectRedis({
     redis: scaleOut.redis, name: `${scaleOut.namespace}:${self}:${role}`, connectTimeoutMs: scaleOut.redisTimeoutMs, log
   })
+  const cluster = isClusterConfig(scaleOut.redis) || (scaleOut.redis as { isCluster?: unknown }).isCluster === true
+  const shards = scaleOut.shards ?? (cluster ? CLUSTER_SHARDS : 1)
   const cmd = await connect('cmd')
-  let reader: RedisPort
+  const readers: RedisPort[] = []
   try {
-    reader = await connect('bus')
+    for (let shard = 0; shard < shards; shard++) readers.push(await connect(shard === 0 ? 'bus' : `bus${shard}`))
   } catch (error) {
-    await cmd.close()
+    await Promise.all([cmd, ...readers].map(async (connection) => { await connection.close() }))
     throw error
   }
-  const keys = keysOf(scaleOut.namespace)
+  const keys = keysOf(scaleOut.namespace, shards)
   const timeoutMs = scaleOut.redisTimeoutMs
   // The logs expire like the record (touch extends both): with `idleTimeoutMs: 0` too, or a log
   // created after the last touch would outlive its session forever.
   const logs = { maxEvents: options.eventStoreSize, maxBytes: options.eventStoreBytes, ttlMs: storedLifetimeMs(options.idleTimeoutMs) }
-  const bus = new RedisBus(cmd, reader, keys, {
+  const bus = new RedisBus(cmd, readers, keys, {
     self, heartbeatMs: scaleOut.heartbeatMs, outboxLimit: scaleOut.outboxLimit, broadcastHistory: scaleOut.broadcastHistory, timeoutMs, ...logs
   }, log)
   const restartHandlers: Array<() => void> = []
   let runId: string | undefined
   try {
-    runId = (await cmd.info('server')).run_id
+    runId = await cmd.identity()
     await bus.start()
   } catch (error) {
     await Promise.all([bus.close(), cmd.close()])
     throw error
   }
-  // After a reconnect: the same run_id means Redis kept everything; another one means it did not.
+  // After a reconnect: the same run_id means Redis kept everything; another one means it did not
+  // (restarted empty, or failed over: a replica may lack the last writes acknowledged).
   // Deferred a turn, behind the commands ioredis re-sends after 'ready' (they are older). A store
   // miss waits for this check (`restartedRecently`), so that it is never taken for a gone session
   // while the instances have yet to re-create what they hold.
@@ -93,14 +102,14 @@ export async function createScaleEngine (options: ScaleEngineOptions, log: Scale
   cmd.on('ready', () => {
     checked = new Promise((resolve) => {
       setImmediate(() => {
-        cmd.info('server').then((info) => {
-          if (info.run_id === runId) {
+        cmd.identity().then((identity) => {
+          if (identity === runId) {
             bus.reconnected()
             return
           }
-          runId = info.run_id
+          runId = identity
           restartedAt = Date.now()
-          log.warn({ redis: cmd.address }, 'scale-out: Redis restarted empty; re-creating the sessions held here')
+          log.warn({ redis: cmd.address }, 'scale-out: Redis restarted empty or failed over (it may lack the last writes); re-creating the sessions held here')
           bus.restarted()
           for (const handler of restartHandlers) handler()
         }, () => {}).finally(resolve)
@@ -110,7 +119,7 @@ export async function createScaleEngine (options: ScaleEngineOptions, log: Scale
   let closing: Promise<void> | undefined
   return {
     address: cmd.address,
-    sessions: new RedisSessionStore(cmd, keys, timeoutMs),
+    sessions: new RedisSessionStore(cmd, keys, timeoutMs, (id, instance, tail, previous) => { bus.claimed(id, instance, tail, previous) }),
     bus,
     events: new RedisEventStore(cmd, keys, { ...logs, timeoutMs }),
     tasks: new RedisTaskStore(cmd, keys, timeoutMs),

@@ -3,9 +3,10 @@
 // byte bound exact. ioredis defines each as a command: EVALSHA, falling back to EVAL when the
 // script cache is empty (a restarted Redis).
 //
-// Keys a script touches are passed in KEYS, except the gateway's inbox in `mcpDeliver0`, which is
-// only known once the script has read the session: the engine supports a single Redis server (or a
-// primary with replicas), not Redis Cluster.
+// Redis Cluster runs a script on the primary of its keys' slot, so every script touches only the
+// keys passed in KEYS, all of one slot (keys.ts tags them so): none derives a key from what it
+// reads. Where a step needs a key known only afterwards (the inbox of a session's gateway), the
+// script returns what it read and the engine issues the next command.
 
 /**
  * Appends `fields` (`d` = data first) to a stream, then evicts the oldest entries while the stream
@@ -22,7 +23,8 @@ local function append(stream, bytesKey, slot, maxLen, maxBytes, ttl, fields)
   while len > 0 and (len > maxLen or bytes > maxBytes) do
     local oldest = redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1]
     redis.call('XDEL', stream, oldest[1])
-    bytes = redis.call('HINCRBY', bytesKey, slot, -#oldest[2][2])
+    -- Not -#data: for an empty one (a priming event) Lua makes -0, which HINCRBY refuses.
+    bytes = redis.call('HINCRBY', bytesKey, slot, 0 - #oldest[2][2])
     len = len - 1
   end
   if ttl > 0 then
@@ -67,30 +69,29 @@ if redis.call('PEXPIRE', KEYS[1], ttl) == 0 then return 0 end
 for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
 return 1`],
   /**
-   * KEYS: session, its stream-0 log. ARGV: instance. Returns { previous holder or '', newest log id
-   * or '0' }, or nil when the session is gone. Atomic against mcpDeliver0: every message logged up
-   * to that id went to the previous holder, every later one goes to the new one.
+   * KEYS: session. ARGV: instance. Returns { previous holder or '', newest stream-0 position or '0' },
+   * or nil when the session is gone. Atomic against mcpDeliver0: every message logged up to that
+   * position is for the previous holder, every later one for the new one.
    */
-  mcpClaim: [2, `
+  mcpClaim: [1, `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local previous = redis.call('HGET', KEYS[1], 'gw') or ''
 redis.call('HSET', KEYS[1], 'gw', ARGV[1])
-local newest = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
-local tail = '0'
-if newest then tail = newest[1] end
-return { previous, tail }`],
+return { previous, redis.call('HGET', KEYS[1], 'l0') or '0' }`],
   /**
-   * KEYS: session, its stream-0 log, the logs' byte counts. ARGV: data, message (the envelope's
-   * JSON, without its position), maxLen, maxBytes, ttlMs, inbox key prefix, inbox maxLen, from,
-   * boot, seq. Logs the message, reads the gateway and puts it in the gateway's inbox, in one step.
-   * Returns the log position, or nil when no instance ever held the session's stream 0.
+   * KEYS: session, its stream-0 log, the logs' byte counts. ARGV: data, maxLen, maxBytes, ttlMs.
+   * Logs the message and reads the gateway, in one step against mcpClaim. Returns { gateway, the
+   * position before (`l0`, '0' for none), the message's position }, or nil when no instance ever
+   * held the session's stream 0 (nothing is logged). The engine then hands the message to the
+   * gateway's inbox (another slot).
    */
   mcpDeliver0: [3, APPEND + `
 local gw = redis.call('HGET', KEYS[1], 'gw')
 if not gw then return false end
-local pos = append(KEYS[2], KEYS[3], '0', tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), { 'd', ARGV[1] })
-redis.call('XADD', ARGV[6] .. gw, 'MAXLEN', '~', ARGV[7], '*', 'f', ARGV[8], 'b', ARGV[9], 'n', ARGV[10], 'm', ARGV[2], 'p', pos)
-return pos`],
+local prev = redis.call('HGET', KEYS[1], 'l0') or '0'
+local pos = append(KEYS[2], KEYS[3], '0', tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), { 'd', ARGV[1] })
+redis.call('HSET', KEYS[1], 'l0', pos)
+return { gw, prev, pos }`],
   /**
    * KEYS: a session's request-stream log, the logs' byte counts. ARGV: data, event id, stream,
    * maxLen, maxBytes, ttlMs, the request id as JSON or '' (`q`, on a stream's priming event).
@@ -117,6 +118,61 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return { registered, redis.call('ZRANGE', KEYS[1], 0, -1) }`],
+  /**
+   * KEYS: the live zset, the homes hash. ARGV: instance, shards. With several bus shards: gives the
+   * instance the home shard (where it writes its fan-out) that the fewest live instances have,
+   * forgetting the homes of instances no longer live. Returns the shard.
+   */
+  mcpJoin: [2, `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local live = {}
+for _, instance in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')) do live[instance] = true end
+local count = {}
+for k = 0, tonumber(ARGV[2]) - 1 do count[k] = 0 end
+local homes = redis.call('HGETALL', KEYS[2])
+for i = 1, #homes, 2 do
+  local shard = tonumber(homes[i + 1])
+  if live[homes[i]] and homes[i] ~= ARGV[1] and count[shard] then count[shard] = count[shard] + 1
+  elseif not live[homes[i]] then redis.call('HDEL', KEYS[2], homes[i]) end
+end
+local home = 0
+for k = 1, tonumber(ARGV[2]) - 1 do if count[k] < count[home] then home = k end end
+redis.call('HSET', KEYS[2], ARGV[1], home)
+return home`],
+  /**
+   * KEYS: one fan-out stream. ARGV: an id, the reader's cursor in the stream, count. Makes every
+   * later entry of the stream sort after the id (XSETID: Redis then assigns larger ids), so that a
+   * reader merging the fan-out shards knows it has every entry up to the id; returns the entries
+   * after the cursor up to the id (at most count), and the stream's last id.
+   */
+  mcpFence: [1, `
+local function parse(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local function before(a, b)
+  local am, as = parse(a)
+  local bm, bs = parse(b)
+  return am < bm or (am == bm and as < bs)
+end
+local last = '0-0'
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local info = redis.call('XINFO', 'STREAM', KEYS[1])
+  for i = 1, #info, 2 do if info[i] == 'last-generated-id' then last = info[i + 1] end end
+end
+if before(last, ARGV[1]) then
+  if redis.call('EXISTS', KEYS[1]) == 0 then
+    redis.call('XADD', KEYS[1], ARGV[1], 'fence', '1')
+    redis.call('XDEL', KEYS[1], ARGV[1])
+  else
+    redis.call('XSETID', KEYS[1], ARGV[1])
+  end
+  last = ARGV[1]
+end
+local entries = {}
+if before(ARGV[2], ARGV[1]) then entries = redis.call('XRANGE', KEYS[1], '(' .. ARGV[2], ARGV[1], 'COUNT', ARGV[3]) end
+return { last, entries }`],
   /** KEYS: the live zset. ARGV: instance. 1 when its heartbeat has not expired, on Redis' clock. */
   mcpAlive: [1, `
 local t = redis.call('TIME')

@@ -16,7 +16,16 @@ const FIELD = 'r.'
  * `timeoutMs`: a request that needs the record is answered "retry later", never "not found".
  */
 export class RedisSessionStore implements SessionStore {
-  constructor (private readonly redis: RedisPort, private readonly keys: Keys, private readonly timeoutMs: number) {}
+  /**
+   * `claimed`: told of each claim that succeeded, with the claim's tail (the bus hands the new
+   * gateway the stream-0 messages after it in log order).
+   */
+  constructor (
+    private readonly redis: RedisPort,
+    private readonly keys: Keys,
+    private readonly timeoutMs: number,
+    private readonly claimed: (id: string, instance: string, tail: string, previous: string | undefined) => void = () => {}
+  ) {}
 
   async create (record: SessionRecord, ttlMs: number): Promise<void> {
     await this.call(() => this.redis.script('mcpSessionCreate', [this.keys.session(record.id)], [ttlMs, ...encode(record)]))
@@ -44,9 +53,10 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async claimGateway (id: string, instance: string): Promise<GatewayClaim | undefined> {
-    const reply = await this.call(() => this.redis.script('mcpClaim', [this.keys.session(id), this.keys.log0(id)], [instance]))
+    const reply = await this.call(() => this.redis.script('mcpClaim', [this.keys.session(id)], [instance]))
     if (!Array.isArray(reply)) return undefined
     const [previous, tail] = reply as [string, string]
+    this.claimed(id, instance, tail, previous === '' ? undefined : previous)
     return { previous: previous === '' ? undefined : previous, tail }
   }
 

@@ -24,13 +24,18 @@ export interface LiveObject {
   /** What the object is, for messages: `an EventStore`. */
   readonly label: string
   readonly nonObjects: NonObjects
+  /**
+   * Checks an object given there instead of the method list, for an option that also takes
+   * objects of its own shape (a configuration the library it is handed to reads as given).
+   */
+  readonly check?: ((value: object, path: string) => OptionsProblem[]) | undefined
   /** Only a function is taken out (the option also takes plain data, which the schema checks). */
   readonly functionsOnly?: boolean
 }
 
-/** A live object at `path`; see {@link NonObjects} for `nonObjects`. */
-export function liveObject (path: readonly string[], methods: readonly string[], label: string, nonObjects: NonObjects = 'got'): LiveObject {
-  return { path, methods, label, nonObjects }
+/** A live object at `path`; see {@link NonObjects} for `nonObjects`, {@link LiveObject.check} for `check`. */
+export function liveObject (path: readonly string[], methods: readonly string[], label: string, nonObjects: NonObjects = 'got', check?: LiveObject['check']): LiveObject {
+  return { path, methods, label, nonObjects, check }
 }
 
 /**
@@ -59,8 +64,12 @@ export function takeOut (input: unknown, lives: readonly LiveObject[]): TakenOut
     const key = live.path[live.path.length - 1] as string
     if (!isRecord(parent) || !(key in parent)) continue
     const given = parent[key]
-    const message = problemOf(live, given)
-    if (message !== undefined) problems.push({ path: live.path.join('.'), message })
+    if (live.check !== undefined && isObject(given)) {
+      problems.push(...live.check(given, live.path.join('.')))
+    } else {
+      const message = problemOf(live, given)
+      if (message !== undefined) problems.push({ path: live.path.join('.'), message })
+    }
     if (given === undefined) {
       value = withAt(value, live.path, undefined, false)
     } else if (live.functionsOnly === true ? typeof given === 'function' : isObject(given)) {

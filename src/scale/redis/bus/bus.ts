@@ -1,10 +1,12 @@
 import type { Bus, ControlMessage, DirectMessage, Envelope, FanoutMessage, ScaleLogger, WriteOptions } from '../../ports.js'
 import { bounded, type RedisPort } from '../client.js'
 import type { Keys } from '../keys.js'
-import { parseEntry } from './entry.js'
+import { fieldsOf, parseEntry } from './entry.js'
+import { exclusive } from './fanout-order.js'
 import { Liveness, MISSED_BEATS } from './liveness.js'
 import { BusReader } from './reader.js'
 import { ResendLog } from './resend.js'
+import { Stream0Order, type EventEntry } from './stream0-order.js'
 import { BusWriter } from './writer.js'
 
 /** Entries kept in an inbox and in the control stream (MAXLEN ~): a reader further behind loses. */
@@ -27,11 +29,14 @@ export interface RedisBusOptions {
 
 /**
  * The bus over Redis Streams (not pub/sub: a reader that reconnects after a Redis outage goes on
- * from its cursor, where a subscriber would have lost what was published meanwhile). Each
- * instance has an inbox stream; the control and fan-out streams are shared. This class picks the
- * streams (keys.ts) and hands the work out: the writer stamps and issues writes within the outbox
- * limit, the reader reads the three streams and drops duplicates, the resend log keeps what must
- * be written again after Redis restarted empty, and liveness beats and judges deaths.
+ * from its cursor, where a subscriber would have lost what was published meanwhile). The bus is
+ * split into `shards` (keys.ts): each has a control stream, a fan-out stream and an inbox per
+ * instance. A message about a session travels on the session's shard (its order kept, per
+ * session); an instance writes its fan-out to its home shard (its order kept, per sender). This
+ * class picks the streams and hands the work out: the writer stamps and issues writes within the
+ * outbox limit, the reader reads every shard and drops duplicates, the resend log keeps what must
+ * be written again after Redis restarted empty, liveness beats and judges deaths, and the stream-0
+ * order puts a gateway's stream-0 messages back in log order.
  */
 export class RedisBus implements Bus {
   readonly self: string
@@ -39,12 +44,19 @@ export class RedisBus implements Bus {
   private readonly writer: BusWriter
   private readonly reader: BusReader
   private readonly liveness: Liveness
+  private readonly stream0: Stream0Order
+  private readonly direct: Array<(envelope: Envelope<DirectMessage>) => void> = []
+  /** The shard this instance writes its fan-out to. */
+  private home = 0
   private closed = false
 
-  /** `cmd` carries commands and writes; `blocking`, a connection of the bus's own, its XREAD BLOCK. */
+  /**
+   * `cmd` carries commands and writes; `blocking`, connections of the bus's own, one per shard, each
+   * for its XREAD BLOCK.
+   */
   constructor (
     private readonly cmd: RedisPort,
-    blocking: RedisPort,
+    blocking: readonly RedisPort[],
     private readonly keys: Keys,
     private readonly options: RedisBusOptions,
     log: ScaleLogger
@@ -58,38 +70,77 @@ export class RedisBus implements Bus {
     cmd.on('close', () => { this.resend.connectionDropped() })
     this.writer = new BusWriter(cmd, { self, outboxLimit, timeoutMs }, this.resend, log)
     this.liveness = new Liveness(cmd, keys, { self, heartbeatMs, timeoutMs }, log)
-    const streams = { direct: keys.inbox(self), control: keys.control, fanout: keys.fanout }
-    this.reader = new BusReader(blocking, streams, (instance) => { this.liveness.heard(instance) }, log)
+    this.stream0 = new Stream0Order(cmd, keys, self, log)
+    const streams = blocking.map((_, shard) => ({ direct: keys.inbox(self, shard), control: keys.control(shard), fanout: keys.fanout(shard) }))
+    this.reader = new BusReader(blocking, streams, cmd, (instance) => { this.liveness.heard(instance) }, log)
+    // Stream-0 messages go through their gateway's order once, then to every handler.
+    const handOut = (envelope: Envelope<DirectMessage>): void => {
+      for (const handler of this.direct) {
+        try {
+          handler(envelope)
+        } catch (error) {
+          log.error({ err: error, channel: 'direct' }, 'scale-out: a bus handler threw')
+        }
+      }
+    }
+    this.reader.on('direct', (envelope: Envelope<DirectMessage>) => {
+      const { message } = envelope
+      if (message.type === 'event') {
+        this.stream0.event(envelope as Envelope<EventEntry>, handOut)
+        return
+      }
+      if (message.type === 'release') this.stream0.forget(message.session)
+      handOut(envelope)
+    })
+    this.reader.on('control', (envelope: Envelope<ControlMessage>) => {
+      if (envelope.message.type === 'end') this.stream0.forget(envelope.message.session)
+    })
   }
 
   /** Reads the streams' tails (nothing sent before this instance started is for it), beats once, starts reading. */
   async start (): Promise<void> {
     await this.reader.seekTails(this.cmd)
-    await this.liveness.start()
+    this.home = await this.liveness.start()
     this.reader.start()
   }
 
   async send (to: string, message: DirectMessage, options?: WriteOptions): Promise<void> {
-    await this.writer.append(this.keys.inbox(to), INBOX_LENGTH, message, options)
+    await this.writer.append(this.keys.inbox(to, this.keys.shardOf(message.session)), INBOX_LENGTH, message, options)
   }
 
   async control (message: ControlMessage, options?: WriteOptions): Promise<void> {
-    await this.writer.append(this.keys.control, INBOX_LENGTH, message, options)
+    await this.writer.append(this.keys.control(this.keys.shardOf(message.session)), INBOX_LENGTH, message, options)
   }
 
   async fanout (message: FanoutMessage): Promise<string> {
-    return await this.writer.append(this.keys.fanout, this.options.broadcastHistory, message)
+    return await this.writer.append(this.keys.fanout(this.home), this.options.broadcastHistory, message)
   }
 
   async deliver0 (session: string, json: string): Promise<string | undefined> {
     const { maxEvents, maxBytes, ttlMs } = this.options
     const keys = this.keys
-    // The script logs `json`, then writes the `event` message to the gateway's inbox with the
-    // entry's fields, completed with the position it assigned (`p`).
-    const position = await this.writer.write(async (stamp) => await this.cmd.script('mcpDeliver0',
-      [keys.session(session), keys.log0(session), keys.logBytes(session)],
-      [json, stamp.json, maxEvents, maxBytes, ttlMs, keys.inboxPrefix, INBOX_LENGTH, stamp.from, stamp.boot, stamp.seq]), { type: 'event', session, json })
-    return typeof position === 'string' ? position : undefined
+    // Two steps, two slots: the script logs `json` and reads the gateway (atomic against a claim:
+    // a message logged before the claim is for the previous gateway), then the message goes to the
+    // gateway's inbox, with the log position before it (the gateway restores the log's order). It
+    // is stamped only then, so that it follows this instance's entries issued meanwhile. The inbox
+    // entry, not the script, is what a failover or an empty restart writes again: the gateway may
+    // not have read it, and a copy of the log entry would be logged twice where it survived.
+    return await this.writer.write(async (stampOf) => {
+      const logged = await this.cmd.script('mcpDeliver0', [keys.session(session), keys.log0(session), keys.logBytes(session)], [json, maxEvents, maxBytes, ttlMs])
+      if (!Array.isArray(logged)) return undefined
+      const [gateway, prev, position] = logged as [string, string, string]
+      const key = keys.inbox(gateway, keys.shardOf(session))
+      const message: EventEntry = { type: 'event', session, json, position, prev }
+      const stamp = stampOf(message)
+      await this.cmd.xadd(key, INBOX_LENGTH, fieldsOf(stamp))
+      this.resend.acknowledged({ key, maxLen: INBOX_LENGTH, message, seq: stamp.seq, at: Date.now(), bytes: stamp.json.length })
+      return position
+    })
+  }
+
+  /** A claim of stream 0 succeeded (from the session store): its gateway's messages are ordered from the claim's tail. */
+  claimed (session: string, instance: string, tail: string, previous: string | undefined): void {
+    this.stream0.claimed(session, instance, tail, previous)
   }
 
   async log0After (session: string, position: string): Promise<Array<{ position: string, json: string }>> {
@@ -129,7 +180,7 @@ export class RedisBus implements Bus {
   }
 
   onDirect (handler: (envelope: Envelope<DirectMessage>) => void): void {
-    this.reader.on('direct', handler)
+    this.direct.push(handler)
   }
 
   onControl (handler: (envelope: Envelope<ControlMessage>) => void): void {
@@ -141,18 +192,17 @@ export class RedisBus implements Bus {
   }
 
   async fanoutAfter (position: string): Promise<Array<Envelope<FanoutMessage>>> {
-    const entries = await bounded(this.cmd, this.options.timeoutMs, async () =>
-      await this.cmd.xrange(this.keys.fanout, exclusive(position), '+', this.options.broadcastHistory))
+    const entries = await bounded(this.cmd, this.options.timeoutMs, async () => await this.reader.fanoutAfter(position, this.options.broadcastHistory))
     const out: Array<Envelope<FanoutMessage>> = []
-    for (const entry of entries) {
+    for (const { position, entry } of entries) {
       const parsed = parseEntry<FanoutMessage>(entry)
-      if (parsed !== undefined) out.push(parsed.envelope)
+      if (parsed !== undefined) out.push({ ...parsed.envelope, position })
     }
     return out
   }
 
   fanoutCursor (): string {
-    return this.reader.cursor('fanout')
+    return this.reader.fanoutCursor()
   }
 
   async close (): Promise<void> {
@@ -163,9 +213,4 @@ export class RedisBus implements Bus {
     await this.liveness.stop()
     await this.reader.close()
   }
-}
-
-/** `(id`: XRANGE from after `id`; the empty log's position `0` means from the start. */
-function exclusive (position: string): string {
-  return position === '0' || position === '0-0' ? '-' : `(${position}`
 }

@@ -1,8 +1,7 @@
 import type { Envelope } from '../../ports.js'
 import type { StreamEntry } from '../client.js'
 
-// The fields of a bus entry, written by the writer (and by the mcpDeliver0 script, which adds the
-// stream-0 log position `p`) and read back by the reader. Writes go through ioredis' queue in
+// The fields of a bus entry, written by the writer and read back by the reader. Writes go through ioredis' queue in
 // order, and those unanswered when a connection drops are sent again after it is back, so an
 // entry can reach Redis twice. Each entry therefore carries its sender (`f`), the sender's boot
 // (`b`: a restarted instance may reuse its id) and a sequence number (`n`) increasing over all the
@@ -37,7 +36,7 @@ export function fieldsOf (stamp: Stamp, replaces?: number): string[] {
 export function parseEntry<M> ([id, fields]: StreamEntry): ParsedEntry<M> | undefined {
   const values: Record<string, string> = {}
   for (let i = 0; i + 1 < fields.length; i += 2) values[fields[i] as string] = fields[i + 1] as string
-  const { f: from, b: boot, n, m, p, o } = values
+  const { f: from, b: boot, n, m, o } = values
   if (from === undefined || boot === undefined || n === undefined || m === undefined) return undefined
   let message: Record<string, unknown>
   try {
@@ -45,6 +44,5 @@ export function parseEntry<M> ([id, fields]: StreamEntry): ParsedEntry<M> | unde
   } catch {
     return undefined
   }
-  if (p !== undefined) message.position = p
   return { envelope: { from, position: id, message: message as M }, boot, seq: Number(n), ...(o === undefined ? {} : { replaces: Number(o) }) }
 }

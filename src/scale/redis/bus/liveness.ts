@@ -25,6 +25,8 @@ export class Liveness {
   private readonly watched = new Map<string, Set<() => void>>()
   private heartbeat: NodeJS.Timeout | undefined
   private beating = false
+  /** Beats made, for the inboxes extended every few beats. */
+  private beats = 0
   /** Beats left during which nobody is judged dead (see `beat`). */
   private grace = 0
   private stopped = false
@@ -36,11 +38,17 @@ export class Liveness {
     private readonly log: ScaleLogger
   ) {}
 
-  /** Beats once, then every `heartbeatMs`. */
-  async start (): Promise<void> {
+  /**
+   * Beats once, then every `heartbeatMs`. With several bus shards, first takes the home shard the
+   * fewest live instances have (where this instance writes its fan-out, keeping it in order), and
+   * resolves with it; 0 with one shard.
+   */
+  async start (): Promise<number> {
+    const home = this.keys.shards === 1 ? 0 : Number(await this.cmd.script('mcpJoin', [this.keys.live, this.keys.homes], [this.options.self, this.keys.shards]))
     await this.beat()
     this.heartbeat = setInterval(() => { void this.beat() }, this.options.heartbeatMs)
     this.heartbeat.unref()
+    return home
   }
 
   alive (instance: string): boolean {
@@ -102,7 +110,13 @@ export class Liveness {
     try {
       const { self, heartbeatMs } = this.options
       const ttl = heartbeatMs * MISSED_BEATS
-      const reply = await this.cmd.script('mcpBeat', [this.keys.live, this.keys.inbox(self)], [self, ttl, Math.max(INBOX_TTL_MS, ttl)])
+      const inboxTtl = Math.max(INBOX_TTL_MS, ttl)
+      const reply = await this.cmd.script('mcpBeat', [this.keys.live, this.keys.inbox(self, 0)], [self, ttl, inboxTtl])
+      // The inboxes of the other shards are in other slots (on a Cluster, other primaries): extended
+      // by commands of their own, often enough that each lives at least twice the interval.
+      if (this.beats++ % Math.max(1, Math.floor(inboxTtl / (2 * heartbeatMs))) === 0) {
+        for (let shard = 1; shard < this.keys.shards; shard++) void this.cmd.pexpire(this.keys.inbox(self, shard), inboxTtl).catch(() => {})
+      }
       const [registered, live] = reply as [number, string[]]
       const fresh = new Set(live)
       if (Date.now() < this.keepLiveUntil) for (const instance of this.live) fresh.add(instance)

@@ -1,6 +1,7 @@
 import type { Envelope, ScaleLogger } from '../../ports.js'
 import type { RedisPort, StreamEntry } from '../client.js'
 import { parseEntry } from './entry.js'
+import { fanoutOrder, type FanoutOrder } from './fanout-order.js'
 
 /** How long one XREAD blocks; only bounds how late the loop notices `stop()` if Redis hangs. */
 const BLOCK_MS = 5000
@@ -12,80 +13,112 @@ const RETRY_MS = 100
 export type Channel = 'direct' | 'control' | 'fanout'
 const CHANNELS: readonly Channel[] = ['direct', 'control', 'fanout']
 
+/** The three streams of one bus shard this instance reads: its inbox, the control and the fan-out stream. */
+export type ShardStreams = Readonly<Record<Channel, string>>
+
+interface Shard {
+  readonly connection: RedisPort
+  readonly streams: ShardStreams
+  /** Where reading goes on, for the inbox and the control stream (fan-out: the FanoutOrder's). */
+  readonly cursors: { direct: string, control: string }
+}
+
 /**
- * Reads this instance's streams (its inbox, the control and the fan-out streams) with one
- * XREAD BLOCK on a connection of its own, from cursors kept here: across reconnects, and across a
- * Redis restart without persistence too, since new entry ids sort after the old ones. Hands each
- * message to the channel's handlers once: an entry sent twice (a write re-sent after a reconnect)
- * or a copy of one read before the connection dropped (written again after a restart) is dropped.
+ * Reads this instance's streams, shard by shard: one XREAD BLOCK per shard, on a connection of its
+ * own (a blocked connection takes no other command, and on a Cluster each shard may live on another
+ * primary), from cursors kept here: across reconnects, and across a Redis restart without
+ * persistence too, since new entry ids sort after the old ones. Hands each message to the channel's
+ * handlers once: an entry sent twice (a write re-sent after a reconnect) or a copy of one read
+ * before the connection dropped (written again after a restart) is dropped. Fan-out messages are
+ * handed out in the one order every instance uses (fanout-order.ts).
  */
 export class BusReader {
-  private readonly cursors: Record<Channel, string> = { direct: '0-0', control: '0-0', fanout: '0-0' }
+  private readonly shards: Shard[]
+  private readonly fanout: FanoutOrder
   private readonly handlers: { [C in Channel]: Array<(envelope: Envelope<never>) => void> } = { direct: [], control: [], fanout: [] }
-  /** Per sender (channel, instance and boot), the newest sequence number read. */
+  /** Per sender (stream, instance and boot), the newest sequence number read. */
   private readonly seen = new Map<string, number>()
-  /** Per sender, what this reader had read before its connection dropped (a copy of `seen`). */
+  /** Per sender, what this reader had read before a connection dropped (a copy of `seen`). */
   private readBefore = new Map<string, number>()
-  private reading: Promise<void> | undefined
+  private reading: Promise<void[]> | undefined
   private stopped = false
 
   /**
-   * `streams`: the stream key of each channel. `heard` learns of each sender whose message is
-   * handed out, before the handlers see it.
+   * `connections[k]` reads `streams[k]`. `cmd` fences and re-reads the fan-out shards. `heard` learns
+   * of each sender whose message is handed out, before the handlers see it.
    */
   constructor (
-    private readonly connection: RedisPort,
-    private readonly streams: Readonly<Record<Channel, string>>,
+    connections: readonly RedisPort[],
+    streams: readonly ShardStreams[],
+    cmd: RedisPort,
     private readonly heard: (instance: string) => void,
     private readonly log: ScaleLogger
   ) {
-    // 'close' comes once per drop while the connection was up (and again per failed attempt, with
-    // nothing new to note): what was read until then.
-    let up = true
-    connection.on('ready', () => { up = true })
-    connection.on('close', () => {
-      if (!up) return
-      up = false
-      this.readBefore = new Map(this.seen)
-    })
+    this.shards = connections.map((connection, k) => ({ connection, streams: streams[k] as ShardStreams, cursors: { direct: '0-0', control: '0-0' } }))
+    this.fanout = fanoutOrder(cmd, streams.map((s) => s.fanout), (shard, entry, position) => {
+      this.dispatch('fanout', this.shards[shard]?.streams.fanout ?? '', entry, position)
+    }, log)
+    for (const { connection } of this.shards) {
+      // 'close' comes once per drop while the connection was up (and again per failed attempt, with
+      // nothing new to note): what was read until then.
+      let up = true
+      connection.on('ready', () => { up = true })
+      connection.on('close', () => {
+        if (!up) return
+        up = false
+        this.readBefore = new Map(this.seen)
+      })
+    }
   }
 
   /** Starts at the streams' tails, read on `cmd`: nothing written before this instance started is for it. */
   async seekTails (cmd: RedisPort): Promise<void> {
-    await Promise.all(CHANNELS.map(async (channel) => { this.cursors[channel] = await cmd.lastId(this.streams[channel]) }))
+    await Promise.all([
+      this.fanout.seekTails(cmd),
+      ...this.shards.flatMap((shard) => (['direct', 'control'] as const).map(async (channel) => {
+        shard.cursors[channel] = await cmd.lastId(shard.streams[channel])
+      }))
+    ])
   }
 
   start (): void {
-    this.reading = this.read()
+    this.reading = Promise.all(this.shards.map(async (_, k) => { await this.read(k) }))
   }
 
   on (channel: Channel, handler: (envelope: Envelope<never>) => void): void {
     this.handlers[channel].push(handler)
   }
 
-  /** Position of the newest entry of `channel` handed to its handlers (or skipped). */
-  cursor (channel: Channel): string {
-    return this.cursors[channel]
+  /** Position of the newest fan-out entry handed to the handlers (or skipped). */
+  fanoutCursor (): string {
+    return this.fanout.cursor()
   }
 
-  /** No XREAD after the one in flight. */
+  /** Fan-out entries after `position`, with the positions the handlers would have seen. */
+  async fanoutAfter (position: string, limit: number): Promise<Array<{ position: string, entry: StreamEntry }>> {
+    return await this.fanout.after(position, limit)
+  }
+
+  /** No XREAD after the ones in flight. */
   stop (): void {
     this.stopped = true
+    this.fanout.stop()
   }
 
-  /** Ends the XREAD in flight (by closing the connection) and waits for the loop to end. */
+  /** Ends the XREADs in flight (by closing the connections) and waits for the loops to end. */
   async close (): Promise<void> {
-    this.stopped = true
-    await this.connection.close(false)
+    this.stop()
+    await Promise.all(this.shards.map(async ({ connection }) => { await connection.close(false) }))
     await this.reading
   }
 
-  private async read (): Promise<void> {
-    const byKey = new Map(CHANNELS.map((channel) => [this.streams[channel], channel]))
+  private async read (k: number): Promise<void> {
+    const { connection, streams, cursors } = this.shards[k] as Shard
+    const byKey = new Map(CHANNELS.map((channel) => [streams[channel], channel]))
     while (!this.stopped) {
       let reply
       try {
-        reply = await this.connection.xread(CHANNELS.map((channel) => [this.streams[channel], this.cursors[channel]]), BLOCK_MS, READ_COUNT)
+        reply = await connection.xread([[streams.direct, cursors.direct], [streams.control, cursors.control], [streams.fanout, this.fanout.readFrom(k)]], BLOCK_MS, READ_COUNT)
       } catch {
         if (this.stopped) return
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS).unref())
@@ -95,22 +128,27 @@ export class BusReader {
         const channel = byKey.get(key)
         /* c8 ignore next: XREAD answers only for the keys it was given */
         if (channel === undefined) continue
+        if (channel === 'fanout') {
+          this.fanout.add(k, entries)
+          continue
+        }
         for (const entry of entries) {
-          this.cursors[channel] = entry[0]
-          this.dispatch(channel, entry)
+          cursors[channel] = entry[0]
+          this.dispatch(channel, key, entry, entry[0])
         }
       }
     }
   }
 
-  private dispatch (channel: Channel, entry: StreamEntry): void {
+  private dispatch (channel: Channel, stream: string, entry: StreamEntry, position: string): void {
     const parsed = parseEntry<never>(entry)
     if (parsed === undefined) {
       this.log.warn({ entry: entry[0], channel }, 'scale-out: ignored a bus entry that is not ours')
       return
     }
     const { envelope, boot, seq, replaces } = parsed
-    const sender = `${channel}|${envelope.from}|${boot}`
+    // A sender's writes to one stream are in order (one connection, ioredis re-sends in order).
+    const sender = `${stream}|${envelope.from}|${boot}`
     if (seq <= (this.seen.get(sender) ?? 0)) return
     // A copy written again after a restart, of a message read before it: seen already.
     if (replaces !== undefined && replaces <= (this.readBefore.get(sender) ?? 0)) {
@@ -119,9 +157,10 @@ export class BusReader {
     }
     this.seen.set(sender, seq)
     this.heard(envelope.from)
+    const handed = position === envelope.position ? envelope : { ...envelope, position }
     for (const handler of this.handlers[channel]) {
       try {
-        handler(envelope)
+        handler(handed)
       } catch (error) {
         this.log.error({ err: error, channel }, 'scale-out: a bus handler threw')
       }

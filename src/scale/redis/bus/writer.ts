@@ -34,23 +34,26 @@ export class BusWriter {
 
   /** XADD of one message to the stream `key`, kept for writing again once acknowledged. `replaces`: the sequence number of the entry this one writes again. */
   async append (key: string, maxLen: number, message: object, options?: WriteOptions, replaces?: number): Promise<string> {
-    return await this.write(async (stamp) => {
+    return await this.write(async (stampOf) => {
+      const stamp = stampOf(message)
       const id = await this.cmd.xadd(key, maxLen, fieldsOf(stamp, replaces))
       this.resend.acknowledged({ key, maxLen, message, seq: stamp.seq, at: Date.now(), bytes: stamp.json.length })
       return id
-    }, message, options)
+    }, options)
   }
 
   /**
-   * Stamps the message and issues it: `issue` gets the stamp and writes the entry (an XADD, or a
-   * script that writes the same fields). While Redis is slow or away, writes wait in the client's
+   * Issues a write: `issue` writes its entry (an XADD, or a script and then an XADD), stamping its
+   * message with `stampOf` right before the XADD: a reader drops an entry whose sequence number is
+   * not above the last it read from the sender on that stream, so sequence numbers must be taken
+   * in the order the entries are issued. While Redis is slow or away, writes wait in the client's
    * queue (in order, re-sent after a reconnect); `outboxLimit` bounds how many may wait, and a
    * write past it is refused with ScaleUnavailableError, logged once per outage. A write a request
    * waits on (`forRequest`) is never queued while Redis is unreachable: it waits up to
    * `redisTimeoutMs` for the connection and is refused (counted) if it is not back; once issued it
    * is awaited without a bound, since a request answered 503 must not take effect later.
    */
-  async write<T> (issue: (stamp: Stamp) => Promise<T>, message: object, options?: WriteOptions): Promise<T> {
+  async write<T> (issue: (stampOf: (message: object) => Stamp) => Promise<T>, options?: WriteOptions): Promise<T> {
     if (this.closed) throw new ScaleUnavailableError('the bus is closed')
     if (this.inflight >= this.options.outboxLimit) {
       if (this.refused++ === 0) {
@@ -66,7 +69,7 @@ export class BusWriter {
     }
     this.inflight++
     try {
-      return await issue({ from: this.options.self, boot: this.boot, seq: ++this.seq, json: JSON.stringify(message) })
+      return await issue((message) => ({ from: this.options.self, boot: this.boot, seq: ++this.seq, json: JSON.stringify(message) }))
     } finally {
       if (--this.inflight === 0 && this.refused > 0) {
         this.log.warn({ redis: this.cmd.address, refused: this.refused }, 'scale-out: bus caught up with Redis; messages were refused meanwhile')
