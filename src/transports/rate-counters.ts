@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import type { RateCounter, RateHit } from '../protocol/authz/rate.js'
-import type { RedisClientLike } from '../scale/redis/client.js'
+import { openClient, type RedisTarget } from '../scale/redis/topology.js'
 import { ScaleUnavailableError } from '../errors.js'
 
 // Rate-limit budgets are counted by @fastify/rate-limit's own stores: its LocalStore (an LRU of
@@ -43,7 +43,7 @@ export function memoryRateCounter (): RateCounter {
 
 /** What the Redis counter reads from the `scaleOut` option. */
 export interface RedisCounterSettings {
-  readonly redis: string | RedisClientLike
+  readonly redis: RedisTarget
   readonly namespace: string
   readonly redisTimeoutMs: number
 }
@@ -82,18 +82,12 @@ interface RedisConnection {
 }
 
 async function openConnection (settings: RedisCounterSettings): Promise<RedisConnection> {
-  // Commands fail fast while Redis is away (no offline queue): a budget is checked now or never.
-  const options = { connectionName: `${settings.namespace}:ratelimit`, maxRetriesPerRequest: 1, enableOfflineQueue: true }
-  let client: RedisConnection
-  if (typeof settings.redis === 'string') {
-    const { Redis } = await import('ioredis')
-    client = new Redis(settings.redis, options) as unknown as RedisConnection
-  } else {
-    client = settings.redis.duplicate(options) as RedisConnection
-  }
+  // The way scale-out reaches any topology (a URL, Sentinel, Cluster, or the app's client duplicated):
+  // lazily connected, reconnecting, queueing while it does; `hit` bounds every count by redisTimeoutMs.
+  const { client } = await openClient(settings.redis, { name: `${settings.namespace}:ratelimit`, connectTimeoutMs: settings.redisTimeoutMs, scripts: {} })
   // ioredis reconnects by itself; without a listener an `error` event would end the process.
   client.on('error', () => {})
-  return client
+  return client as unknown as RedisConnection
 }
 
 async function withTimeout<T> (promise: Promise<T>, ms: number): Promise<T> {
