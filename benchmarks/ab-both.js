@@ -7,6 +7,7 @@
 // of (A / B when B loads first).
 //
 //   node benchmarks/ab-both.js <A>/dist/index.js <B>/dist/index.js [runs=3] [pairs=100] [batch=10000]
+//   AB_GENERATION=2026 node benchmarks/ab-both.js ...   the same with 2026-07-28 calls (see ab-dispatch.js)
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 

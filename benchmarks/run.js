@@ -160,12 +160,17 @@ async function main () {
     })
   }
   if (config.workloads.includes('modern')) {
+    // Issue 25: ours on 2026-07-28 against the hand-written 2026 baseline and against our own
+    // 2025-11-25 session path ('ours-2025': the streamable workload's client), in one rotation.
+    if (config.servers.includes('ours') && !config.servers.includes('ours-2025')) config.servers.splice(config.servers.indexOf('ours') + 1, 0, 'ours-2025')
     add({
       key: 'streamable-modern-calls',
-      title: `Streamable HTTP tools/call on 2026-07-28 (stateless: no session, ${config.sseSessions} connections, per-request _meta and headers, JSON answers)`,
-      // Ours only: the SDK server of the benchmark speaks 2025-11-25, the baseline has no MCP.
-      scripts: { ours: 'ours-http.js' },
-      run: (server) => runModernCalls({ server, connections: config.sseSessions, duration: config.duration, warmup: config.warmup })
+      title: `Streamable HTTP tools/call on 2026-07-28 (stateless: no session, ${config.sseSessions} connections, per-request _meta and headers, JSON answers), beside ours on 2025-11-25 sessions`,
+      // The SDK v1 server of the benchmark speaks 2025-11-25 only.
+      scripts: { ours: 'ours-http.js', 'ours-2025': 'ours-http.js', baseline: 'baseline-modern-http.js' },
+      run: (server, name) => name === 'ours-2025'
+        ? runStreamableCalls({ server, sessions: config.sseSessions, duration: config.duration, warmup: config.warmup })
+        : runModernCalls({ server, connections: config.sseSessions, duration: config.duration, warmup: config.warmup })
     })
   }
   if (needsAuth) {
@@ -296,7 +301,7 @@ async function runOne (workload, name, run, log) {
   quietBudgetLeft = Math.max(0, quietBudgetLeft - (performance.now() - waitStart) / 1000)
   let server
   try {
-    const profiling = config.profile && (name === 'ours' || name === 'candidate')
+    const profiling = config.profile && (name === 'ours' || name === 'ours-2025' || name === 'candidate')
     // A deployment of several processes (scale-out) has its own starter; every other server is one script.
     const start = workload.start?.[name] ?? (async () => await startServer(script, {
       stdio: workload.stdio,
@@ -318,7 +323,7 @@ async function runOne (workload, name, run, log) {
     const runner0 = process.cpuUsage()
     const wall0 = performance.now()
     const value = await Promise.race([
-      workload.run(server),
+      workload.run(server, name),
       new Promise((resolve, reject) => { timer = setTimeout(() => reject(new Error(`gave up after ${limitMs / 1000} s`)), limitMs) })
     ])
     const server1 = await server.usage()

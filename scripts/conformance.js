@@ -58,6 +58,23 @@ const MAY_SKIP = [
   { scenario: /^tasks-status-notifications$/, why: 'the suite skips it until its subscriptions/listen rewrite' }
 ]
 
+// SHOULD-level checks (a WARNING, never a FAILURE) that we answer otherwise on purpose, each with why.
+// They are reported on every run; anything else the scenario checks must still pass.
+const DELIBERATE = [
+  {
+    scenario: /^input-required-result-ignore-extra-params$/,
+    check: 'sep-2322-ignore-unexpected-params',
+    // The scenario sends its answers up front, in the first request, with no requestState, and
+    // expects them used. Answers are taken only for questions this server asked in a requestState it
+    // signed (issue 19, item 11: an approval step was skipped by answering it before it was asked;
+    // SEP-2322: inputResponses keys correspond to the keys of the inputRequests). So the answers are
+    // ignored, as the extra keys are, and the handler asks its question: input_required, not a result.
+    // test/modern/mrtr.test.ts shows extra keys ignored beside real answers to a signed round.
+    why: 'answers sent before any question was asked are ignored by design (issue 19, item 11)'
+  }
+]
+const deliberateOf = (scenario, check) => DELIBERATE.find((entry) => entry.scenario.test(scenario) && entry.check === check.id && check.status === 'WARNING')
+
 function fail (message) {
   console.error(`conformance: ${message}`)
   process.exit(1)
@@ -168,6 +185,7 @@ function score (run, scenarios, results, suiteCode) {
   const skipped = []
   const problems = []
   const pending = []
+  const deliberate = []
   for (const { scenario, checks } of results) {
     // Scenario-wide entries only (an entry naming one check does not excuse missing results).
     const owner = ownerOf(scenario)
@@ -206,20 +224,27 @@ function score (run, scenarios, results, suiteCode) {
         pending.push(`${line} (owned by ${elsewhere.owner})`)
         continue
       }
+      const onPurpose = deliberateOf(scenario, check)
+      if (onPurpose !== undefined) {
+        deliberate.push(`${scenario}: ${check.id} (${onPurpose.why})`)
+        continue
+      }
       own++
       if (check.status === 'FAILURE') failures++
       else warnings++
       problems.push(line)
     }
-    if (own === 0 && bad.length === 0) passed++
+    const elsewhereOnly = bad.every((check) => ownerOf(scenario, check.id) !== undefined)
+    if (own === 0 && (bad.length === 0 || !elsewhereOnly)) passed++
     else if (own === 0) tolerated++
   }
   console.log(`\n== ${run.label}`)
   if (pending.length > 0) console.log(`  not yet landed, tolerated for now:\n    ${pending.join('\n    ')}`)
+  if (deliberate.length > 0) console.log(`  a SHOULD answered otherwise on purpose:\n    ${deliberate.join('\n    ')}`)
   if (skipped.length > 0) console.log(`  skipped by the suite:\n    ${skipped.join('\n    ')}`)
   if (problems.length > 0) console.error(`  problems:\n    ${problems.join('\n    ')}`)
   const summary = `${run.label}: ${passed}/${scenarios.length} scenarios passed, ${failures} failures, ${warnings} warnings` +
-    (tolerated > 0 ? `, ${tolerated} owned elsewhere` : '') + (skipped.length > 0 ? `, ${skipped.length} skipped` : '')
+    (tolerated > 0 ? `, ${tolerated} owned elsewhere` : '') + (deliberate.length > 0 ? `, ${deliberate.length} SHOULD deviating on purpose` : '') + (skipped.length > 0 ? `, ${skipped.length} skipped` : '')
   // The suite's own exit code counts failures too, the tolerated ones included; without any, it must be 0.
   const suiteOk = suiteCode === 0 || tolerated > 0 || pending.length > 0
   if (suiteCode !== 0) console.log(`  (the suite exited with status ${suiteCode})`)

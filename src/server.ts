@@ -166,8 +166,10 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
     const options = pluginOptionsOf(this.options)
     /* c8 ignore next: start() calls this for the sse transport only */
     if (transport.type !== 'sse' || options === undefined) throw new Error('unreachable')
-    const { port, host, requestReadTimeoutMs, headersTimeoutMs } = transport.options
+    const { port, host, requestReadTimeoutMs, headersTimeoutMs, trustProxy } = transport.options
     const app = Fastify({
+      // Behind a proxy, the client's address (what per-client bounds count without auth) is in X-Forwarded-For.
+      trustProxy: typeof trustProxy === 'object' ? [...trustProxy] : trustProxy,
       logger: httpLoggerOptions(this.options.logLevel, options.auth as ResolvedAuthOptions | undefined),
       bodyLimit: options.bodyLimit,
       // stop() must not wait for open event streams to end on their own.

@@ -4,13 +4,13 @@ import { OPEN_ACCESS, requestAccess } from './authz/access.js'
 import { runChain, type Middleware, type Operation } from './authz/middleware.js'
 import { ACTS, LEGACY_METHODS, MODERN_METHODS, methodsWith } from './methods/table.js'
 import { kAfterAnswer, type MethodEnv, type MethodHandler, type ServerIdentity } from './methods/types.js'
-import { resolveLimits, type ProtocolLimits } from './limits.js'
+import { ByteLedger, limitError, limitOf, resolveLimits, type LedgerBound, type ProtocolLimits } from './limits.js'
 import { InputRequiredError } from './modern/mrtr.js'
 import { RequestStateCodec, type RequestStateOptions } from './modern/request-state.js'
 import { shapeModernResult } from './modern/shaping.js'
-import type { HttpPeer } from './http.js'
-import type { Principal } from './principal.js'
+import type { Caller } from './caller.js'
 import type { ListenHub } from './listen/hub.js'
+import type { Principal } from './principal.js'
 import type { Registry } from './registry.js'
 import { RequestContext } from './request-context.js'
 import type { Session } from './session.js'
@@ -35,6 +35,11 @@ export interface DispatcherOptions extends ServerIdentity, Partial<ProtocolLimit
   extensionMethods?: ReadonlyMap<string, MethodHandler> | undefined
   /** The operation middleware (`server.use`), in order; the dispatcher reads it live. Default none. */
   middleware?: readonly Middleware[] | undefined
+  /**
+   * Bytes of requests in flight, per client and overall (the core shares it with the 2026-07-28
+   * requests it admits); default: a ledger of its own from the limits.
+   */
+  inflightBytes?: ByteLedger | undefined
 }
 
 /**
@@ -50,6 +55,7 @@ export class Dispatcher {
   private readonly listen: ListenHub
   private readonly extensionMethods: ReadonlyMap<string, MethodHandler>
   private readonly middleware: readonly Middleware[]
+  private readonly inflightBytes: ByteLedger
 
   constructor (registry: Registry, options: DispatcherOptions, listen: ListenHub) {
     this.registry = registry
@@ -59,27 +65,28 @@ export class Dispatcher {
     this.limits = resolveLimits(options)
     this.requestState = new RequestStateCodec(options.requestState)
     this.listen = listen
+    this.inflightBytes = options.inflightBytes ?? new ByteLedger(this.limits.maxInflightBytes, this.limits.maxInflightBytesPerClient)
   }
 
   /**
-   * Resolves when the message is fully handled (a request's answer has been sent). `principal` is
-   * the caller verified for the transport request that carried this message (undefined without
-   * auth): handlers see it as `ctx.auth`. It is not the session's: a session stays bound to the
-   * identity that opened it, while each request may come with another credential of that identity
-   * (fewer scopes, a refreshed token). `peer` is the HTTP request that carried it (undefined on
-   * stdio): handlers see it as `ctx.http`, telemetry reads its network attributes.
+   * Resolves when the message is fully handled (a request's answer has been sent). `caller` is who
+   * sent it, as the transport knows (see {@link Caller}): its principal, verified for the transport
+   * request that carried this message, is what handlers see as `ctx.auth`. It is not the session's:
+   * a session stays bound to the identity that opened it, while each request may come with another
+   * credential of that identity (fewer scopes, a refreshed token). Its peer, the HTTP request that
+   * carried the message (undefined on stdio), is what handlers see as `ctx.http`.
    */
-  async dispatch (session: Session, classified: ClassifiedMessage, principal: Principal | undefined, peer?: HttpPeer): Promise<void> {
+  async dispatch (session: Session, classified: ClassifiedMessage, caller: Caller): Promise<void> {
     session.lastActivity = Date.now()
     // Undefined, at the cost of two provider lookups, unless an OpenTelemetry SDK is registered.
-    const operation = this.options.telemetry?.begin(session, classified, peer)
-    if (operation !== undefined) return await this.dispatchObserved(session, classified, principal, operation, peer)
+    const operation = this.options.telemetry?.begin(session, classified, caller.peer)
+    if (operation !== undefined) return await this.dispatchObserved(session, classified, caller, operation)
     switch (classified.kind) {
       case 'request':
-        return await this.handleRequest(session, classified.message, principal, undefined, peer)
+        return await this.handleRequest(session, classified.message, caller, undefined)
       case 'notification':
         if (this.middleware.length === 0) return this.handleNotification(session, classified.message)
-        return await this.notificationThroughChain(session, classified.message, principal)
+        return await this.notificationThroughChain(session, classified.message, caller.principal)
       case 'response':
         session.receiveResponse(classified.message)
         return
@@ -89,15 +96,15 @@ export class Dispatcher {
   }
 
   /** The same as {@link dispatch}'s plain path, inside the operation's span and timing. */
-  private async dispatchObserved (session: Session, classified: ClassifiedMessage, principal: Principal | undefined, operation: ServerOperation, peer: HttpPeer | undefined): Promise<void> {
+  private async dispatchObserved (session: Session, classified: ClassifiedMessage, caller: Caller, operation: ServerOperation): Promise<void> {
     if (classified.kind === 'request') {
-      await operation.run(async () => { await this.handleRequest(session, classified.message, principal, operation, peer) })
+      await operation.run(async () => { await this.handleRequest(session, classified.message, caller, operation) })
       operation.end(operation.answer === undefined)
     } else if (classified.kind === 'notification') {
       if (this.middleware.length === 0) {
         operation.run(() => { this.handleNotification(session, classified.message) })
       } else {
-        await operation.run(async () => { await this.notificationThroughChain(session, classified.message, principal) })
+        await operation.run(async () => { await this.notificationThroughChain(session, classified.message, caller.principal) })
       }
       operation.end(false)
     }
@@ -108,7 +115,7 @@ export class Dispatcher {
    * listens) is told the answer. Kept to the shape it had before telemetry: this is the hot path of
    * every call, and returning the answer through it measurably cost (benchmarks/ab-dispatch.js).
    */
-  private async handleRequest (session: Session, request: JsonRpcRequest, principal: Principal | undefined, operation: ServerOperation | undefined, peer: HttpPeer | undefined): Promise<void> {
+  private async handleRequest (session: Session, request: JsonRpcRequest, caller: Caller, operation: ServerOperation | undefined): Promise<void> {
     // A modern session was admitted by the ladder (protocol/modern/ladder.ts) and is ready by construction.
     const modern = session.generation === 'modern'
     const method = (modern ? MODERN_METHODS : LEGACY_METHODS).get(request.method)
@@ -124,23 +131,34 @@ export class Dispatcher {
     if (session.inflightCount >= max) {
       // Refused before anything is allocated for it: one client must not pile up handlers without bound.
       this.options.telemetry?.limitRefusal('maxInflightRequests')
-      this.refuse(session, request.id, failure(request.id, ErrorCode.InvalidRequest, `Too many requests in flight on this session (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max }), operation)
+      this.refuse(session, request.id, failure(request.id, ErrorCode.InvalidRequest, `Too many requests in flight on this session (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max, limit: 'maxInflightRequests', max }), operation)
       return
+    }
+    // A 2026-07-28 request took its bytes when it was admitted (ProtocolServer.beginModernRequest).
+    const client = modern ? undefined : session.client ?? caller.client
+    const bytes = caller.bytes
+    if (client !== undefined) {
+      const over = this.inflightBytes.take(client, bytes)
+      if (over !== undefined) {
+        const error = inflightBytesError(over, this.inflightBytes, this.options.telemetry)
+        this.refuse(session, request.id, failure(request.id, error.code, error.message, error.data), operation)
+        return
+      }
     }
     const params = request.params ?? {}
     const inflight = session.beginRequest(request.id)
     const meta = params._meta as Record<string, unknown> | undefined
-    const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs, principal, peer)
+    const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs, caller.principal, caller.peer)
     if (operation !== undefined) ctx.observe(operation)
     const registry = this.registry
     const access = registry.gated
-      ? requestAccess(registry, { principal, method: request.method, protocolVersion: session.protocolVersion ?? LATEST_PROTOCOL_VERSION, transport: session.transport })
+      ? requestAccess(registry, { principal: caller.principal, method: request.method, protocolVersion: session.protocolVersion ?? LATEST_PROTOCOL_VERSION, transport: session.transport })
       : OPEN_ACCESS
-    const env: MethodEnv = { registry, session, ctx, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks, requestState: this.requestState, listen: this.listen, extensionMethods: this.extensionMethods, access }
+    const env: MethodEnv = { registry, session, ctx, caller, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks, requestState: this.requestState, listen: this.listen, extensionMethods: this.extensionMethods, access }
     try {
       const result = this.middleware.length === 0
         ? await method(params, env)
-        : await this.throughChain(request.method, params, principal, session, false, async (op) => await method(op.params, env)) as Record<string, unknown>
+        : await this.throughChain(request.method, params, caller.principal, session, false, async (op) => await method(op.params, env)) as Record<string, unknown>
       // A cancelled request gets no answer (MCP cancellation); a closed session cannot take one.
       if (!inflight.aborted) {
         const response = success(request.id, modern ? shapeModernResult(request.method, result, this.options.modern) : result)
@@ -156,6 +174,7 @@ export class Dispatcher {
       if (!inflight.aborted) this.refuse(session, request.id, this.toFailure(request, error, session), operation)
     } finally {
       session.endRequest(request.id, inflight)
+      if (client !== undefined) this.inflightBytes.give(client, bytes)
     }
   }
 
@@ -195,7 +214,11 @@ export class Dispatcher {
   }
 
   private toFailure (request: JsonRpcRequest, error: unknown, session: Session): ReturnType<typeof failure> {
-    if (error instanceof McpError) return failure(request.id, error.code, error.message, error.data)
+    if (error instanceof McpError) {
+      const limit = limitOf(error)
+      if (limit !== undefined) this.options.telemetry?.limitRefusal(limit)
+      return failure(request.id, error.code, error.message, error.data)
+    }
     this.options.logger.error({ err: error, method: request.method, session: session.id }, 'request handler failed')
     return failure(request.id, ErrorCode.InternalError, 'Internal error')
   }
@@ -205,4 +228,16 @@ export class Dispatcher {
     if (cancel !== undefined) session.cancelRequest(cancel.requestId, cancel.reason)
     // notifications/initialized, roots/list_changed, progress: nothing to do; unknown ones are ignored as JSON-RPC requires.
   }
+}
+
+/**
+ * The refusal of a request past a bound of bytes in flight (`maxInflightBytesPerClient`, or
+ * `maxInflightBytes` for all clients together), counted in telemetry under the option's name.
+ */
+export function inflightBytesError (over: LedgerBound, ledger: ByteLedger, telemetry: Telemetry | undefined): McpError {
+  const limit = over === 'perClient' ? 'maxInflightBytesPerClient' : 'maxInflightBytes'
+  const max = over === 'perClient' ? ledger.maxPerClient : ledger.maxOverall
+  telemetry?.limitRefusal(limit)
+  const whose = over === 'perClient' ? 'the requests of one client' : 'the requests of all clients'
+  return limitError(ErrorCode.InvalidRequest, `Too many bytes in flight: ${whose} being handled may hold ${max} bytes (${limit}); wait for answers before sending more`, limit, max)
 }

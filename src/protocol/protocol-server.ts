@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox'
-import { Gate, type Caller } from './authz/gate.js'
+import { Gate, type Screening } from './authz/gate.js'
 import type { Refusal } from './authz/denials.js'
 import type { Middleware } from './authz/middleware.js'
 import type { AccessRule } from './authz/rules.js'
@@ -8,14 +8,15 @@ import type {
   AppResourceDefinition, ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
   SkillDefinition, ToolDefinition, ToolHandler
 } from './definitions.js'
+import type { Caller } from './caller.js'
 import { Dispatcher } from './dispatcher.js'
 import type { ExtensionRegistrations, ExtensionsFactory, ProtocolExtension } from './extension.js'
 import type { JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/messages.js'
 import { LISTEN_DEFAULTS, ListenHub, type ListenLimits } from './listen/hub.js'
 import type { ErrorLogger } from '../util/logger.js'
-import { resolveLimits, type ProtocolLimits } from './limits.js'
-import { ErrorCode, McpError } from '../jsonrpc/errors.js'
+import { ByteLedger, resolveLimits, type ProtocolLimits } from './limits.js'
 import type { CacheSettings } from './modern/caching.js'
+import { ModernInflight } from './modern/inflight.js'
 import type { ProtocolGeneration } from './modern/meta.js'
 import type { RequestStateOptions } from './modern/request-state.js'
 import { modernSettings, type ModernSettings } from './modern/settings.js'
@@ -93,8 +94,8 @@ export interface CoreOptions extends Partial<ProtocolLimits> {
   cache?: CacheSettings | undefined
   /** `requestState` signing of 2026-07-28 multi-round-trip requests (the `requestState` option). */
   requestState?: RequestStateOptions | undefined
-  /** Bounds of listen streams; the schema defaults when absent. */
-  listen?: Readonly<ListenLimits> | undefined
+  /** Bounds of listen streams; the schema defaults for those absent. */
+  listen?: Readonly<Partial<ListenLimits>> | undefined
   /** OpenTelemetry spans and metrics; default on (they cost nothing until an SDK is registered). */
   telemetry?: Readonly<TelemetrySettings> | undefined
   /** The protocol's extensions (MCP Apps, Skills), built over the core's registry; default none. */
@@ -135,11 +136,8 @@ export class ProtocolServer implements MCPRegistryApi {
   /** The open `subscriptions/listen` streams; also the first of {@link changeListeners}. */
   readonly listen: ListenHub
   private readonly changeListeners = new Set<ChangeListener>()
-  /** Modern requests being answered (each a throwaway session), so that shutdown can abort them. */
-  private readonly modernRequests = new Map<Session, string>()
-  /** Modern requests in flight per client, for `maxInflightRequests`. */
-  private readonly modernPerClient = new Map<string, number>()
-  private readonly limits: ProtocolLimits
+  /** Modern requests being answered (each a throwaway session), per client, so that shutdown can abort them. */
+  private readonly modernRequests: ModernInflight
   /** Tasks started by task-augmented calls, and the `tasks/*` methods. */
   readonly tasks: TaskManager
   /** Scale-out: where changes go instead of straight to this instance's sessions (see {@link setRelay}). */
@@ -157,15 +155,18 @@ export class ProtocolServer implements MCPRegistryApi {
     const logger = options.logger as ErrorLogger & { warn?: (details: Record<string, unknown>, message: string) => void }
     this.warn = logger.warn?.bind(logger)
     this.modern = modernSettings(options)
-    this.limits = resolveLimits(options)
+    const limits = resolveLimits(options)
+    // Bytes of requests in flight, per client and overall: those of 2026-07-28 requests taken here, the rest by the dispatcher.
+    const inflightBytes = new ByteLedger(limits.maxInflightBytes, limits.maxInflightBytesPerClient)
     const tasks = { ...TASK_DEFAULTS, ...options.tasks }
     this.tasks = new TaskManager({
       store: options.taskStore ?? new MemoryTaskStore(),
       ownsStore: options.taskStore === undefined,
       ttlMs: tasks.ttlMs,
       pollIntervalMs: tasks.pollIntervalMs,
-      limits: { maxTasks: tasks.maxTasks, maxTasksPerOwner: tasks.maxTasksPerPrincipal },
-      logger: options.logger
+      limits: { maxTasks: tasks.maxTasks, maxTasksPerOwner: tasks.maxTasksPerPrincipal, maxBytes: tasks.maxBytes, maxBytesPerOwner: tasks.maxBytesPerPrincipal },
+      logger: options.logger,
+      onLimit: (limit) => { this.telemetry.limitRefusal(limit) }
     })
     this.listen = new ListenHub({ ...LISTEN_DEFAULTS, ...options.listen })
     this.changeListeners.add(this.listen)
@@ -174,8 +175,9 @@ export class ProtocolServer implements MCPRegistryApi {
       sessions: () => this.sessionCount
     })
     this.telemetry.countStreams('listen', () => this.listen.size)
+    this.modernRequests = new ModernInflight(limits.maxInflightRequests, inflightBytes, this.telemetry)
     const extensionMethods = new Map<string, MethodHandler>()
-    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods, middleware: this.middleware }, this.listen)
+    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods, middleware: this.middleware, inflightBytes }, this.listen)
     this.gate = new Gate(this.registry, this.tasks)
     const built = options.extensions?.(this.registry)
     for (const extension of built?.extensions ?? []) this.install(extension, extensionMethods)
@@ -228,8 +230,8 @@ export class ProtocolServer implements MCPRegistryApi {
    * its transport to answer; undefined to let it through. Undefined at once on a server without
    * rules or rate limits.
    */
-  screen (request: JsonRpcRequest, caller: Caller): Promise<Refusal | undefined> | undefined {
-    return this.gate.screen(request, caller)
+  screen (request: JsonRpcRequest, caller: Caller, screening: Screening): Promise<Refusal | undefined> | undefined {
+    return this.gate.screen(request, caller, screening)
   }
 
   /**
@@ -256,30 +258,19 @@ export class ProtocolServer implements MCPRegistryApi {
   /**
    * Tracks a modern request's throwaway session while it is answered (not a session: no broadcast,
    * no session count), so that shutdown aborts it; the transport calls {@link endModernRequest}
-   * after. `client` names who sent it (over HTTP its identity, or its address without auth, as for
-   * the session share; on stdio the process): a client may have `maxInflightRequests` modern
-   * requests in flight at once, as a 2025 client may on one session. Past that this throws -32600
-   * and nothing is tracked: stateless requests must not let one client pile up handlers without bound.
+   * after. The session counts against `caller.client` (over HTTP its identity, or its address
+   * without auth, as for the session share; on stdio the process): a client may have
+   * `maxInflightRequests` modern requests in flight at once, as a 2025 client may on one session,
+   * holding `maxInflightBytesPerClient` bytes of them. Past either this throws -32600 and nothing is
+   * tracked: stateless requests must not let one client pile up handlers without bound.
    */
-  beginModernRequest (session: Session, client: string): void {
-    const held = this.modernPerClient.get(client) ?? 0
-    const max = this.limits.maxInflightRequests
-    if (held >= max) {
-      throw new McpError(ErrorCode.InvalidRequest, `Too many requests in flight for this client (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max })
-    }
-    this.modernPerClient.set(client, held + 1)
-    this.modernRequests.set(session, client)
+  beginModernRequest (session: Session, caller: Caller): void {
+    this.modernRequests.begin(session, caller)
   }
 
   /** Closes a modern request's session once its answer is out, and forgets it. */
   endModernRequest (session: Session): void {
-    const client = this.modernRequests.get(session)
-    if (client !== undefined) {
-      this.modernRequests.delete(session)
-      const left = (this.modernPerClient.get(client) ?? 1) - 1
-      if (left <= 0) this.modernPerClient.delete(client)
-      else this.modernPerClient.set(client, left)
-    }
+    this.modernRequests.end(session)
     session.close('request answered')
   }
 
@@ -378,6 +369,6 @@ export class ProtocolServer implements MCPRegistryApi {
 
   /** Ends every session (server shutdown). */
   closeAllSessions (reason: string): void {
-    for (const session of [...this.sessions.values(), ...this.modernRequests.keys()]) session.close(reason)
+    for (const session of [...this.sessions.values(), ...this.modernRequests.sessions()]) session.close(reason)
   }
 }

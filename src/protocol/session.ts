@@ -70,6 +70,13 @@ export class Session {
    * caller of a request, whose own principal the dispatcher is given with each message.
    */
   readonly principal: Principal | undefined
+  /**
+   * The client this session counts against (`Caller.client`: its identity with auth, its address
+   * without), set by the transport that opened it, so that a request on it need not work the key
+   * out again. Undefined for a session rebuilt from a record on another instance: the caller's key
+   * is used then.
+   */
+  client: string | undefined
   state: SessionState = 'new'
   /**
    * Which protocol generation the session speaks. `legacy`: a conversation opened by `initialize`
@@ -95,8 +102,10 @@ export class Session {
 
   private readonly channel: SessionChannel
   private readonly inflight = new Map<JsonRpcId, InflightRequest>()
-  private readonly outgoing = new Map<JsonRpcId, PendingRequest>()
-  private readonly closeListeners: Array<(session: Session) => void> = []
+  // The two below are made on first use: most sessions never send a server-to-client request, and
+  // the throwaway session of a 2026-07-28 request (one per call) neither sends one nor is listened to.
+  private outgoing: Map<JsonRpcId, PendingRequest> | undefined
+  private closeListeners: Array<(session: Session) => void> | undefined
   private nextOutgoingId = 1
 
   constructor (id: string, channel: SessionChannel, principal?: Principal) {
@@ -185,6 +194,7 @@ export class Session {
       }, options.timeoutMs)
       timer.unref()
       options.signal?.addEventListener('abort', onAbort, { once: true })
+      this.outgoing ??= new Map()
       this.outgoing.set(id, {
         resolve,
         reject,
@@ -207,6 +217,7 @@ export class Session {
   }
 
   onClose (listener: (session: Session) => void): void {
+    this.closeListeners ??= []
     this.closeListeners.push(listener)
   }
 
@@ -216,21 +227,24 @@ export class Session {
     this.state = 'closed'
     this.closeReason = reason
     // An error captures a stack trace: build it only when something waits (closing 10,000 idle sessions need not).
-    if (this.inflight.size > 0 || this.outgoing.size > 0) {
+    if (this.inflight.size > 0 || (this.outgoing !== undefined && this.outgoing.size > 0)) {
       const abortReason = new McpError(ErrorCode.ConnectionClosed, reason)
       for (const request of this.inflight.values()) request.abort(abortReason)
       this.inflight.clear()
-      for (const id of [...this.outgoing.keys()]) this.settleOutgoing(id)?.reject(abortReason)
+      if (this.outgoing !== undefined) for (const id of [...this.outgoing.keys()]) this.settleOutgoing(id)?.reject(abortReason)
     }
-    this.subscriptions.clear()
+    // Clearing allocates a new table even when empty, and most sessions (every 2026-07-28 request's) have none.
+    if (this.subscriptions.size > 0) this.subscriptions.clear()
     this.channel.close()
-    for (const listener of this.closeListeners.splice(0)) listener(this)
+    const listeners = this.closeListeners
+    this.closeListeners = undefined
+    if (listeners !== undefined) for (const listener of listeners) listener(this)
   }
 
   private settleOutgoing (id: JsonRpcId): PendingRequest | undefined {
-    const pending = this.outgoing.get(id)
+    const pending = this.outgoing?.get(id)
     if (pending === undefined) return undefined
-    this.outgoing.delete(id)
+    this.outgoing?.delete(id)
     clearTimeout(pending.timer)
     pending.cleanup()
     return pending

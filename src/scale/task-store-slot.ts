@@ -22,8 +22,8 @@ export class TaskStoreSlot implements TaskStore {
     return await this.store().get(taskId, owner)
   }
 
-  async update (taskId: string, patch: TaskPatch, now: number): Promise<StoredTask | undefined> {
-    return await this.store().update(taskId, patch, now)
+  async update (taskId: string, patch: TaskPatch, now: number, limits?: TaskLimits): Promise<StoredTask | undefined> {
+    return await this.store().update(taskId, patch, now, limits)
   }
 
   close (): void {}

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { Type, type Static } from '@sinclair/typebox'
 import type { EventStore } from '../scale/ports.js'
 import { isRecord } from '../util/is-record.js'
@@ -55,8 +56,8 @@ export const httpRouteProperties = {
   maxSessions: Defaulted(Type.Integer({ minimum: 1, default: 10000 })),
   /**
    * Concurrent sessions of one client, so that no client can take every slot: with `auth` a
-   * client is its identity (method, issuer, subject); without, its remote address (`request.ip`,
-   * so set Fastify's `trustProxy` behind a proxy; IPv6 by /64 prefix). Further sessions get 429
+   * client is its identity (method, issuer, subject); without, its remote address (`request.ip`:
+   * behind a proxy set `trustProxy`, Fastify's for the plugin; IPv6 by /64 prefix). Further sessions get 429
    * with Retry-After. In `stateless` mode every request in flight is a session. Default 100.
    */
   maxSessionsPerClient: Defaulted(Type.Integer({ minimum: 1, default: 100 })),
@@ -114,6 +115,20 @@ export const HttpOptionsSchema = Type.Object({
    * Default 10000.
    */
   headersTimeoutMs: Defaulted(Type.Integer({ minimum: 1, default: 10_000 })),
+  /**
+   * The reverse proxies (load balancers) in front of the server whose `X-Forwarded-For` to believe,
+   * so that `request.ip`, and with it every bound counted per client without `auth`
+   * (`maxSessionsPerClient`, `listen.maxStreamsPerPrincipal`, `tasks.maxTasksPerPrincipal`...), is
+   * the client's address rather than the proxy's: the proxies' addresses or CIDR ranges (a list,
+   * or one string, comma-separated; `loopback`, `linklocal` and `uniquelocal` name those ranges).
+   * The client is then the last address in `X-Forwarded-For` that is not a trusted proxy's, which
+   * no client can forge past a proxy that appends the address it sees. Fastify's `trustProxy`,
+   * minus `true` (it would believe any address a client makes up) and hop counts (Fastify trusts
+   * nothing with one). Default false: the connection's address.
+   */
+  trustProxy: Defaulted(Type.Union([
+    Type.Boolean(), Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })
+  ], { default: false })),
   ...httpRouteProperties
   // default {} so an `sse` transport given without options still gets every default filled in.
 }, { ...strict, default: {} })
@@ -165,8 +180,36 @@ export function httpRules (http: Record<string, unknown>, base: string, add: Add
   authRules(http.auth, join(base, 'auth'), add)
 }
 
+/** Names proxy-addr (Fastify's `trustProxy`) gives to address ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/** Whether `entry` is an address, a CIDR range or a range name that `trustProxy` understands. */
+function isProxyEntry (entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true
+  const [address = '', prefix, ...rest] = entry.split('/')
+  const family = isIP(address)
+  if (family === 0 || rest.length > 0) return false
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128))
+}
+
+/** `trustProxy` of the listener: never `true`, and every entry an address, a range or a range name. */
+function trustProxyRules (trust: unknown, path: string, add: Add): void {
+  if (trust === true) {
+    add(path, 'true is refused: it believes any X-Forwarded-For a client sends, so a made-up address would escape every per-client ' +
+      'bound; give the proxies\' addresses or ranges (\'10.0.0.2\', [\'10.0.0.0/24\'])')
+    return
+  }
+  const entries = typeof trust === 'string' ? trust.split(',').map((entry) => entry.trim()) : Array.isArray(trust) ? trust : []
+  entries.forEach((entry, i) => {
+    if (typeof entry !== 'string' || isProxyEntry(entry)) return
+    const at = Array.isArray(trust) ? join(path, i) : path
+    add(at, `expected an IP address, a CIDR range (10.0.0.0/8) or one of loopback, linklocal, uniquelocal, got ${JSON.stringify(entry)}`)
+  })
+}
+
 /** Rules of the standalone server's listener options (`transport.options`). */
 export function listenerRules (http: Record<string, unknown>, base: string, add: Add): void {
+  trustProxyRules(http.trustProxy, join(base, 'trustProxy'), add)
   const { requestReadTimeoutMs: whole, headersTimeoutMs: headers } = http
   if (typeof whole === 'number' && typeof headers === 'number' && whole > 0 && headers > whole) {
     add(join(base, 'headersTimeoutMs'), `${headers} is longer than requestReadTimeoutMs (${whole}), which ` +

@@ -4,7 +4,7 @@ import type { Add, OptionsProblem } from './engine/problems.js'
 import { strict } from './engine/schema.js'
 import { httpRouteProperties, httpRules } from './http.js'
 import { routesRules, RoutesOptionsSchema } from './routes.js'
-import { protocolRules, serverProperties } from './server.js'
+import { inflightRules, protocolRules, serverProperties } from './server.js'
 
 export const PluginOptionsSchema = Type.Object({
   ...serverProperties,
@@ -24,12 +24,13 @@ export function pluginRules (options: unknown): OptionsProblem[] {
   const add: Add = (path, message) => { problems.push({ path, message }) }
   if (!isRecord(options)) return problems
   protocolRules(options, add)
+  inflightRules(options, options.bodyLimit, 'bodyLimit', add)
   for (const key of ['port', 'host']) {
     if (key in options) {
       add(key, `not a plugin option: the Fastify app owns the listener; pass ${key} to app.listen({ ${key} })`)
     }
   }
-  const timeouts: Record<string, string> = { requestReadTimeoutMs: 'Fastify({ requestTimeout })', headersTimeoutMs: 'Fastify({ http: { headersTimeout } })' }
+  const timeouts: Record<string, string> = { requestReadTimeoutMs: 'Fastify({ requestTimeout })', headersTimeoutMs: 'Fastify({ http: { headersTimeout } })', trustProxy: 'Fastify({ trustProxy })' }
   for (const [key, where] of Object.entries(timeouts)) {
     if (key in options) add(key, `not a plugin option: the Fastify app owns the listener; set ${where} (see the README)`)
   }

@@ -63,6 +63,6 @@ export function resolvePluginOptions (input: unknown): ResolvedPluginOptions {
 export function pluginOptionsOf (server: ResolvedServerOptions): ResolvedPluginOptions | undefined {
   if (server.transport.type !== 'sse') return undefined
   const { transport: _transport, maxMessageBytes: _maxMessageBytes, logLevel: _logLevel, ...shared } = server
-  const { port: _port, host: _host, requestReadTimeoutMs: _read, headersTimeoutMs: _headers, ...routes } = server.transport.options
+  const { port: _port, host: _host, requestReadTimeoutMs: _read, headersTimeoutMs: _headers, trustProxy: _trustProxy, ...routes } = server.transport.options
   return Object.freeze({ ...shared, ...routes })
 }

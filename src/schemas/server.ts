@@ -55,6 +55,25 @@ export const serverProperties = {
    * with -32600 and its handler does not run. Default 1000.
    */
   maxInflightRequests: Defaulted(Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxInflightRequests })),
+  /**
+   * Bytes of the requests one client may have being handled at once (the size of each message as
+   * received; a 2026-07-28 listen stream counts for as long as it is open). A client is its
+   * identity with `auth`, its address without (as `maxSessionsPerClient` counts), the process on
+   * stdio. The next request is answered at once with -32600 (2026-07-28 over HTTP: 429) and its
+   * handler does not run. At least `bodyLimit` (`maxMessageBytes` on stdio). Default 33554432 (32 MiB).
+   */
+  maxInflightBytesPerClient: Defaulted(Type.Integer({ minimum: 1024, default: DEFAULT_LIMITS.maxInflightBytesPerClient })),
+  /**
+   * Bytes of the requests being handled at once, all clients together; past it, as past
+   * `maxInflightBytesPerClient`. Default 536870912 (512 MiB).
+   */
+  maxInflightBytes: Defaulted(Type.Integer({ minimum: 1024, default: DEFAULT_LIMITS.maxInflightBytes })),
+  /**
+   * Bytes of JSON an `initialize` may declare about its client (`capabilities` and `clientInfo`
+   * together), which its session keeps for its whole life (with `scaleOut`, in its Redis record);
+   * a larger one gets -32602 and no session. Default 16384 (16 KiB).
+   */
+  maxInitializeBytes: Defaulted(Type.Integer({ minimum: 256, default: DEFAULT_LIMITS.maxInitializeBytes })),
   ...taskProperties,
   ...requestStateProperties,
   ...listenProperties,
@@ -98,6 +117,10 @@ export function serverRules (options: unknown): OptionsProblem[] {
   if (isRecord(options)) protocolRules(options, add)
   const transport = isRecord(options) ? options.transport : undefined
   if (!isRecord(transport)) return problems
+  if (isRecord(options)) {
+    const http = transport.type === 'sse' && isRecord(transport.options)
+    inflightRules(options, http ? (transport.options as Record<string, unknown>).bodyLimit : options.maxMessageBytes, http ? 'transport.options.bodyLimit' : 'maxMessageBytes', add)
+  }
   if (transport.type === 'stdio' && 'options' in transport) {
     add('transport.options', 'stdio takes no options: remove "options", or use { type: \'sse\', options } for HTTP')
   }
@@ -108,8 +131,15 @@ export function serverRules (options: unknown): OptionsProblem[] {
   return problems
 }
 
-/** `protocols` naming a generation twice is a typo worth naming (the schema would only say "unique"). */
+/**
+ * `protocols` naming a generation twice is a typo worth naming (the schema would only say
+ * "unique"); a task bound of all clients below one client's share would be the real bound.
+ */
 export function protocolRules (options: Record<string, unknown>, add: Add): void {
+  const tasks = options.tasks
+  if (isRecord(tasks) && typeof tasks.maxBytes === 'number' && typeof tasks.maxBytesPerPrincipal === 'number' && tasks.maxBytes < tasks.maxBytesPerPrincipal) {
+    add('tasks.maxBytes', `${tasks.maxBytes} is smaller than tasks.maxBytesPerPrincipal (${tasks.maxBytesPerPrincipal}), which it includes: raise it, or lower tasks.maxBytesPerPrincipal`)
+  }
   const protocols = options.protocols
   if (!Array.isArray(protocols)) return
   const seen = new Set<unknown>()
@@ -117,4 +147,19 @@ export function protocolRules (options: Record<string, unknown>, add: Add): void
     if (seen.has(generation)) add(join('protocols', i), `${JSON.stringify(generation)} is listed twice; list each generation once ('modern', 'legacy')`)
     seen.add(generation)
   })
+}
+
+/**
+ * The bounds of bytes in flight against the largest message (`bodyLimit` over HTTP,
+ * `maxMessageBytes` on stdio): a client's share smaller than one message would refuse a message
+ * the transport admits, every time; an overall bound below one client's share would be the real one.
+ */
+export function inflightRules (options: Record<string, unknown>, largest: unknown, largestName: string, add: Add): void {
+  const { maxInflightBytesPerClient: perClient, maxInflightBytes: overall } = options
+  if (typeof perClient === 'number' && typeof largest === 'number' && perClient < largest) {
+    add('maxInflightBytesPerClient', `${perClient} is smaller than ${largestName} (${largest}): a message the transport accepts would always be refused; raise it to ${largest} or more`)
+  }
+  if (typeof perClient === 'number' && typeof overall === 'number' && overall < perClient) {
+    add('maxInflightBytes', `${overall} is smaller than maxInflightBytesPerClient (${perClient}), which it includes: raise it, or lower maxInflightBytesPerClient`)
+  }
 }

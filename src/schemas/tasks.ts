@@ -17,10 +17,24 @@ const TasksOptionsSchema = Type.Object({
   /** Tasks kept at once (running and finished, until their TTL), all clients together. Default 10000. */
   maxTasks: Defaulted(Type.Integer({ minimum: 1, default: TASK_DEFAULTS.maxTasks })),
   /**
-   * Tasks kept at once for one principal; further task calls get a clear error until some expire.
-   * Without auth every client is the same principal. Default 100.
+   * Tasks kept at once for one client: its identity with `auth`, its remote address without
+   * (counted as `maxSessionsPerClient` counts; anonymous callers still share task access by id, the
+   * unguessable task id being the only secret). Further task calls get -32603 until some expire.
+   * Default 100.
    */
-  maxTasksPerPrincipal: Defaulted(Type.Integer({ minimum: 1, default: TASK_DEFAULTS.maxTasksPerPrincipal }))
+  maxTasksPerPrincipal: Defaulted(Type.Integer({ minimum: 1, default: TASK_DEFAULTS.maxTasksPerPrincipal })),
+  /**
+   * Bytes the tasks kept at once may weigh, all clients together: each task its JSON as stored
+   * (status, result or error, questions waiting for the client), plus the request that started it
+   * while its work runs. A task call past it gets -32603; a task whose result would cross it fails
+   * instead, with that error, and its work stops. Default 268435456 (256 MiB).
+   */
+  maxBytes: Defaulted(Type.Integer({ minimum: 1024, default: TASK_DEFAULTS.maxBytes })),
+  /**
+   * Bytes the tasks of one client (as `maxTasksPerPrincipal` counts) may weigh at once; past it, as
+   * past `maxBytes`. Default 16777216 (16 MiB).
+   */
+  maxBytesPerPrincipal: Defaulted(Type.Integer({ minimum: 1024, default: TASK_DEFAULTS.maxBytesPerPrincipal }))
 }, { ...strict, default: {} })
 export type TasksOptions = Static<typeof TasksOptionsSchema>
 

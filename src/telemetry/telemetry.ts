@@ -95,6 +95,8 @@ export class Telemetry {
       if (session.closeReason?.startsWith(SLOW_CONSUMER) === true) {
         attributes[ATTR_ERROR_TYPE] = 'slow_consumer'
         instruments.slowConsumers.add(1, attributes)
+        // A bound met like any other: its refusal is the end of the session.
+        instruments.limitRefusals.add(1, { [ATTR_LIMIT]: 'maxQueuedBytes' })
       }
       instruments.sessionDuration.record((performance.now() - opened) / 1000, attributes)
     })

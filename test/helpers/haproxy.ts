@@ -3,8 +3,9 @@
 // stickiness), `option http-no-delay` (without it every SSE event waits ~200 ms in HAProxy),
 // `option abortonclose` (without it a client that closes its connection mid-request, which is how a
 // 2026-07-28 client cancels, leaves the request running on the instance: HAProxy takes the close
-// for a half-close and keeps waiting for the answer), 1 h client/server timeouts (event streams are
-// long requests).
+// for a half-close and keeps waiting for the answer), `option forwardfor` (the client's address in
+// X-Forwarded-For, for servers that trust the balancer), 1 h client/server timeouts (event streams
+// are long requests).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -43,6 +44,7 @@ export function haproxyConfig (port: number, backends: readonly number[]): strin
     '  option http-no-delay',
     '  option redispatch',
     '  option abortonclose',
+    '  option forwardfor',
     'frontend mcp',
     `  bind 127.0.0.1:${port}`,
     '  default_backend instances',

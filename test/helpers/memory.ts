@@ -2,6 +2,7 @@ import { ProtocolServer, type CoreOptions } from '../../src/protocol/protocol-se
 import type { Principal } from '../../src/protocol/principal.js'
 import { classifyMessage, type JsonRpcMessage } from '../../src/jsonrpc/messages.js'
 import { Session } from '../../src/protocol/session.js'
+import { testCaller } from './caller.js'
 
 /** A core with sessions on in-memory channels: for protocol edge cases without a transport. */
 export function memoryCore (options: { pageSize?: number, requestTimeoutMs?: number, tasks?: CoreOptions['tasks'], taskStore?: CoreOptions['taskStore'] } = {}) {
@@ -27,11 +28,11 @@ export function memoryCore (options: { pageSize?: number, requestTimeoutMs?: num
     let nextId = 1
     async function request (method: string, params?: Record<string, unknown>): Promise<any> {
       const id = nextId++
-      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }), undefined)
+      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }), testCaller())
       return sent.find((message) => message.id === id)
     }
     async function notify (method: string, params?: Record<string, unknown>): Promise<void> {
-      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }), undefined)
+      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }), testCaller())
     }
     async function initialize (protocolVersion = '2025-11-25', capabilities: Record<string, unknown> = {}): Promise<any> {
       return await request('initialize', { protocolVersion, capabilities, clientInfo: { name: 'mem', version: '0' } })
@@ -54,7 +55,7 @@ export function memoryCore (options: { pageSize?: number, requestTimeoutMs?: num
       session.clientCapabilities = options.capabilities ?? {}
       const id = nextId++
       try {
-        await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }), options.principal)
+        await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }), testCaller(options.principal))
       } finally {
         session.close('stateless request answered')
       }

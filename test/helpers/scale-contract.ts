@@ -200,6 +200,34 @@ export function taskStoreContract (t: Test, make: TaskStores): void {
     t.ok(final?.status === 'completed' || final?.status === 'cancelled', 'one of the two racing terminal updates won')
     if (final?.status === 'completed') t.same(final.result, result, 'empty lists and objects survive the store')
   })
+
+  t.test('tasks: bytes bounded per client and overall; a heavier update past a bound changes nothing; weights leave with the TTL', async (t) => {
+    let now = Date.now()
+    const [a, b] = await make(() => now)
+    // Weights are the JSON of each task (~150 bytes bare) plus, while live, the request its work holds.
+    const bytes = { maxTasks: 100, maxTasksPerOwner: 100, maxBytes: 5000, maxBytesPerOwner: 3000 }
+    const held = (id: string, owner: string, client: string, inputBytes = 0, ttlMs = 500): StoredTask => ({ ...task(id, owner, now, ttlMs), client, inputBytes })
+    await a.create(held('x1', 'anonymous', 'address 10.0.0.1', 2000), bytes)
+    await t.rejects(async () => { await b.create(held('x2', 'anonymous', 'address 10.0.0.1', 1000), bytes) },
+      { code: 'FST_MCP_TASK_LIMIT', limit: 'tasks.maxBytesPerPrincipal', max: 3000 }, 'the same client, counted on any instance')
+    await b.create(held('y1', 'anonymous', 'address 10.0.0.2', 2000), bytes)
+    await t.rejects(async () => { await a.create(held('z1', 'anonymous', 'address 10.0.0.3', 1000), bytes) },
+      { code: 'FST_MCP_TASK_LIMIT', limit: 'tasks.maxBytes', max: 5000 }, 'every client together')
+
+    await t.rejects(async () => { await b.update('y1', { statusMessage: 's'.repeat(1500) }, now + 1, bytes) },
+      { code: 'FST_MCP_TASK_LIMIT', limit: 'tasks.maxBytesPerPrincipal' })
+    t.notOk((await a.get('y1', 'anonymous'))?.statusMessage, 'a refused update changes nothing')
+    // Finished, the task no longer holds its request (2000 bytes): a result of 1500 fits in its place.
+    const big = { content: [{ type: 'text', text: 'r'.repeat(1500) }] }
+    t.equal((await b.update('y1', { status: 'completed', result: big }, now + 1, bytes))?.status, 'completed')
+    await a.create(held('z2', 'anonymous', 'address 10.0.0.3', 500), bytes)
+    t.equal((await a.update('z2', { statusMessage: 'm'.repeat(5000) }, now + 2))?.statusMessage?.length, 5000, 'without limits an update is never refused')
+
+    now += 500
+    for (const id of ['x1', 'y1', 'z2']) t.equal(await a.get(id, 'anonymous'), undefined)
+    await b.create(held('x3', 'anonymous', 'address 10.0.0.1', 2500), bytes)
+    t.ok(await a.get('x3', 'anonymous'), 'the expired tasks left the books: room again for that client and overall')
+  })
 }
 
 /** Three instances' buses on one shared backend, and a way to claim stream 0 and create sessions. */

@@ -87,7 +87,7 @@ t.test('requests in flight per session are bounded by maxInflightRequests (defau
   t.same(answers.get(1001), {
     jsonrpc: '2.0',
     id: 1001,
-    error: { code: -32600, message: 'Too many requests in flight on this session (maxInflightRequests: 1000); wait for answers before sending more', data: { maxInflightRequests: 1000 } }
+    error: { code: -32600, message: 'Too many requests in flight on this session (maxInflightRequests: 1000); wait for answers before sending more', data: { maxInflightRequests: 1000, limit: 'maxInflightRequests', max: 1000 } }
   }, 'call 1001 gets a clear JSON-RPC error')
   t.equal(state.entered, 1000, 'its handler never ran')
   state.release()

@@ -3,6 +3,7 @@ import { ProtocolServer } from '../../src/protocol/protocol-server.js'
 import { classifyMessage, type JsonRpcMessage } from '../../src/jsonrpc/messages.js'
 import type { Principal } from '../../src/protocol/principal.js'
 import { Session } from '../../src/protocol/session.js'
+import { testCaller } from '../helpers/caller.js'
 
 const SUB = 'io.modelcontextprotocol/subscriptionId'
 const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'listen', version: '1.0.0' } }
@@ -38,12 +39,12 @@ function setup (listen?: Partial<NonNullable<ConstructorParameters<typeof Protoc
     let nextId = 1
     function listen (notifications: unknown, id: string | number = `listen:${nextId++}`): { id: string | number, done: Promise<void> } {
       const params = notifications === undefined ? {} : { notifications }
-      const done = core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }), session.principal)
+      const done = core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params }), testCaller(session.principal))
       listens.set(id, done)
       return { id, done }
     }
     async function cancel (requestId: string | number): Promise<void> {
-      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } }), session.principal)
+      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } }), testCaller(session.principal))
     }
     const of = (id: string | number) => sent.filter((m) => m.params?._meta?.[SUB] === id || m.result?._meta?.[SUB] === id)
     return { session, sent, listen, cancel, of }
@@ -53,7 +54,7 @@ function setup (listen?: Partial<NonNullable<ConstructorParameters<typeof Protoc
     const session = new Session(`l${++ids}`, { send: (message: JsonRpcMessage) => { sent.push(message) }, close: () => {} })
     core.addSession(session)
     const request = async (id: number, method: string, params: Record<string, unknown>) => {
-      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, params }), session.principal)
+      await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, params }), testCaller(session.principal))
       return sent.find((m) => m.id === id)
     }
     await request(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'l', version: '0' } })
@@ -168,12 +169,12 @@ t.test('only the kinds the server offers are honoured, as its capabilities say',
   session.protocolVersion = MODERN
   core.tool({ name: 'only_tools' }, async () => ({ content: [] }))
   const request = { jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true } } }
-  const done = core.dispatcher.dispatch(session, classifyMessage(request), session.principal)
+  const done = core.dispatcher.dispatch(session, classifyMessage(request), testCaller(session.principal))
   t.same(sent[0].params.notifications, { toolsListChanged: true }, 'no prompts, no resources: not promised')
   await core.closeListenStreams()
   await done
   core.resource({ uri: 'mem://{id}', name: 'templated' }, async (uri) => ({ contents: [{ uri, text: '' }] }))
-  const again = core.dispatcher.dispatch(session, classifyMessage({ ...request, id: 2 }), session.principal)
+  const again = core.dispatcher.dispatch(session, classifyMessage({ ...request, id: 2 }), testCaller(session.principal))
   t.same(sent.at(-1).params.notifications, { toolsListChanged: true, resourcesListChanged: true }, 'a template is a resource offer')
   await core.closeListenStreams()
   await again
@@ -215,7 +216,7 @@ t.test('a client cancel or a closed session frees the stream; no answer is sent'
   t.equal(core.listen.size, 0, 'a closed session frees its streams')
 })
 
-t.test('bounds: streams overall, per principal; unauthenticated callers share only the overall bound', async (t) => {
+t.test('bounds: streams overall, per principal; an unauthenticated caller is its own client', async (t) => {
   const { core, modern } = setup({ maxStreams: 3, maxStreamsPerPrincipal: 2 })
   const bob = modern({ principal: { method: 'apikey', kind: 'key', subject: 'apikey:b0b', scopes: [], claims: {} } })
   const bobAgain = modern({ principal: { method: 'apikey', kind: 'key', subject: 'apikey:b0b', scopes: [], claims: {} } })
@@ -223,10 +224,10 @@ t.test('bounds: streams overall, per principal; unauthenticated callers share on
   bob.listen({ toolsListChanged: true }, 1)
   bobAgain.listen({ toolsListChanged: true }, 1)
   await bobAgain.listen({ toolsListChanged: true }, 2).done
-  t.match(bobAgain.sent.find((m) => m.id === 2).error, { code: -32603, data: { limit: 'maxStreamsPerPrincipal', max: 2 } }, 'the same principal over two connections counts once')
+  t.match(bobAgain.sent.find((m) => m.id === 2).error, { code: -32603, data: { limit: 'listen.maxStreamsPerPrincipal', max: 2 } }, 'the same principal over two connections counts once')
   anon.listen({ toolsListChanged: true }, 1)
   await anon.listen({ toolsListChanged: true }, 2).done
-  t.match(anon.sent.find((m) => m.id === 2).error, { code: -32603, data: { limit: 'maxStreams', max: 3 } })
+  t.match(anon.sent.find((m) => m.id === 2).error, { code: -32603, data: { limit: 'listen.maxStreams', max: 3 } })
   t.equal(core.listen.size, 3)
   await core.closeListenStreams()
   t.equal(core.listen.size, 0)

@@ -13,7 +13,7 @@ function problemsOf (fn: () => unknown): InvalidOptions['problems'] {
 }
 
 t.test('listen bounds have safe defaults on both entry points', async (t) => {
-  const defaults = { maxStreams: 10000, maxStreamsPerPrincipal: 16, maxResourceSubscriptions: 100 }
+  const defaults = { maxStreams: 10000, maxStreamsPerPrincipal: 16, maxResourceSubscriptions: 100, maxRequestBytes: 65536 }
   t.same(resolveServerOptions(undefined).listen, defaults)
   t.same(resolvePluginOptions({}).listen, defaults)
   t.same(resolveServerOptions({ listen: { maxStreamsPerPrincipal: 2 } }).listen, { ...defaults, maxStreamsPerPrincipal: 2 }, 'a partial block keeps the other defaults')

@@ -63,7 +63,7 @@ t.test('many listeners on one stdio channel', async (t) => {
   for (let i = 0; i < 8; i++) child.send(modern(`l${i}`, 'subscriptions/listen', { notifications: { toolsListChanged: true } }))
   for (let i = 0; i < 8; i++) await child.next(of(`l${i}`))
   child.send(modern('over', 'subscriptions/listen', { notifications: { toolsListChanged: true } }))
-  t.match(await child.next(answerTo('over')), { error: { code: -32603, data: { limit: 'maxStreams', max: 8 } } })
+  t.match(await child.next(answerTo('over')), { error: { code: -32603, data: { limit: 'listen.maxStreams', max: 8 } } })
   child.send(call(1, 'add_tool'))
   const ids = new Set<string>()
   for (let i = 0; i < 8; i++) ids.add((await child.next((m) => m.method === 'notifications/tools/list_changed')).params._meta[SUB])

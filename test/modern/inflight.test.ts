@@ -6,6 +6,7 @@ import { PassThrough } from 'node:stream'
 import t, { type Test } from 'tap'
 import type { MCPPluginOptions } from '../../src/index.js'
 import { ProtocolServer } from '../../src/protocol/protocol-server.js'
+import { Session } from '../../src/protocol/session.js'
 import { StdioRunner } from '../../src/transports/stdio/runner.js'
 import { connectStreamable } from '../helpers/clients.js'
 import { readJsonLines } from '../helpers/json-lines.js'
@@ -105,4 +106,23 @@ t.test('stdio: the process\'s modern requests share the bound', async (t) => {
   t.match(await answerTo(2), { id: 2, result: { resultType: 'complete' } })
   input.write(JSON.stringify(modern(4, 'tools/list')) + '\n')
   t.match(await answerTo(4), { id: 4, result: { resultType: 'complete' } }, 'served again once the slots are free')
+})
+
+t.test('clients with nothing in flight are forgotten in bulk; each client keeps its own bound throughout', async (t) => {
+  const core = new ProtocolServer({ name: 'sweep', version: '1.0.0', pageSize: 100, requestTimeoutMs: 1000, logger: { error: () => {} }, maxInflightRequests: 1 })
+  const begin = (client: string): Session => {
+    const session = new Session('', { send: () => {}, close: () => {} })
+    session.generation = 'modern'
+    core.beginModernRequest(session, { principal: undefined, client, validUntil: undefined, bytes: 0, transport: 'stdio', peer: undefined })
+    return session
+  }
+  for (let i = 0; i < 3000; i++) core.endModernRequest(begin(`client-${i}`))
+  // The per-client counts are private; their bound is the point of the sweep, so it is read here.
+  const counts = (core as unknown as { modernRequests: { perClient: Map<string, number> } }).modernRequests.perClient
+  t.ok(counts.size <= 1025, `3,000 clients come and go; ${counts.size} counts kept`)
+  const held = begin('client-7')
+  t.throws(() => begin('client-7'), { code: -32600, data: { maxInflightRequests: 1 } }, 'a client at its bound is refused')
+  t.doesNotThrow(() => core.endModernRequest(begin('client-8')), 'another client is served')
+  core.endModernRequest(held)
+  t.doesNotThrow(() => core.endModernRequest(begin('client-7')), 'the client is served again once its request ended')
 })

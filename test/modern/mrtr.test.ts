@@ -6,6 +6,7 @@ import type { Principal } from '../../src/protocol/principal.js'
 import { InflightRequest } from '../../src/protocol/inflight.js'
 import { RequestContext } from '../../src/protocol/request-context.js'
 import { Session } from '../../src/protocol/session.js'
+import { testCaller } from '../helpers/caller.js'
 
 // Multi-round-trip requests at the dispatcher, with throwaway per-request
 // sessions marked modern, the way the 2026-07-28 transports hand requests over.
@@ -37,7 +38,7 @@ function makeCore (requestState?: { secret?: string, ttlMs?: number }) {
     session.protocolVersion = '2026-07-28'
     session.clientCapabilities = options.capabilities ?? ALL
     const id = ids
-    await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, params }), options.principal)
+    await core.dispatcher.dispatch(session, classifyMessage({ jsonrpc: '2.0', id, method, params }), testCaller(options.principal))
     const reply = sent.find((message) => 'id' in message && message.id === id) as any
     t.ok(reply, `${method} was answered`)
     t.notOk(sent.some((message) => 'method' in message && 'id' in message), 'no request ever goes to a 2026 client')
@@ -320,6 +321,25 @@ t.test('a handler cannot turn an unanswered ask into a complete result', async (
   const thrown = await call('tools/call', { name: 'throws' })
   t.equal(thrown.result.resultType, 'input_required', 'the open question wins over the failure it caused')
   t.same(logged.map((entry) => (entry as { tool: string }).tool), ['throws'], 'only the real failure is logged, not the unanswered ask')
+})
+
+t.test('a handler that goes on without awaiting its ask does not hold the answer, whether it asked before or after its first await', async (t) => {
+  const { core, call } = makeCore()
+  const forever = new Promise<never>(() => {})
+  core.tool({ name: 'at_once' }, async (_args, ctx) => {
+    ctx.elicit(NAME_QUESTION).catch(() => {})
+    return await forever
+  })
+  core.tool({ name: 'after_a_turn' }, async (_args, ctx) => {
+    await new Promise((resolve) => setImmediate(resolve))
+    ctx.elicit(NAME_QUESTION).catch(() => {})
+    return await forever
+  })
+  for (const name of ['at_once', 'after_a_turn']) {
+    const reply = await call('tools/call', { name })
+    t.equal(reply.result.resultType, 'input_required', `${name}: answered with the open question while the handler still runs`)
+    t.equal(Object.keys(reply.result.inputRequests).length, 1)
+  }
 })
 
 t.test('asks outside tools, prompts and resource reads fail clearly; misuse of keys is the server\'s error', async (t) => {

@@ -19,6 +19,7 @@ const HTTP_DEFAULTS = {
   host: '127.0.0.1',
   requestReadTimeoutMs: 30000,
   headersTimeoutMs: 10000,
+  trustProxy: false,
   endpoint: '/sse',
   messageEndpoint: '/messages',
   streamableEndpoint: '/mcp',
@@ -33,8 +34,8 @@ const HTTP_DEFAULTS = {
   eventStoreSize: 100,
   eventStoreBytes: 4194304
 }
-const LISTEN_DEFAULTS = { listen: { maxStreams: 10000, maxStreamsPerPrincipal: 16, maxResourceSubscriptions: 100 } }
-const TASK_DEFAULTS = { ttlMs: 3600000, pollIntervalMs: 1000, maxTasks: 10000, maxTasksPerPrincipal: 100 }
+const LISTEN_DEFAULTS = { listen: { maxStreams: 10000, maxStreamsPerPrincipal: 16, maxResourceSubscriptions: 100, maxRequestBytes: 65536 } }
+const TASK_DEFAULTS = { ttlMs: 3600000, pollIntervalMs: 1000, maxTasks: 10000, maxTasksPerPrincipal: 100, maxBytes: 268435456, maxBytesPerPrincipal: 16777216 }
 const SERVER_DEFAULTS = {
   name: 'fastify-mcp-server',
   version: '0.0.0',
@@ -44,6 +45,9 @@ const SERVER_DEFAULTS = {
   maxUriBytes: 8192,
   maxSubscriptions: 100,
   maxInflightRequests: 1000,
+  maxInflightBytesPerClient: 33554432,
+  maxInflightBytes: 536870912,
+  maxInitializeBytes: 16384,
   logLevel: 'warn',
   protocols: ['modern', 'legacy'],
   cache: { ttlMs: 0, scope: 'private' },
@@ -240,7 +244,7 @@ t.test('secret values never appear in messages', async (t) => {
 t.test('plugin options: Fastify register keys stripped, port and host refused', async (t) => {
   const input = { name: 'weather', prefix: '/v1', logLevel: 'warn', logSerializers: {}, endpoint: '/events' }
   const resolved = resolvePluginOptions(input)
-  const { port: _p, host: _h, requestReadTimeoutMs: _r, headersTimeoutMs: _t, ...routeDefaults } = HTTP_DEFAULTS
+  const { port: _p, host: _h, requestReadTimeoutMs: _r, headersTimeoutMs: _t, trustProxy: _tp, ...routeDefaults } = HTTP_DEFAULTS
   t.same(resolved, {
     ...routeDefaults,
     ...LISTEN_DEFAULTS,
@@ -252,6 +256,9 @@ t.test('plugin options: Fastify register keys stripped, port and host refused', 
     maxUriBytes: 8192,
     maxSubscriptions: 100,
     maxInflightRequests: 1000,
+    maxInflightBytesPerClient: 33554432,
+    maxInflightBytes: 536870912,
+    maxInitializeBytes: 16384,
     endpoint: '/events',
     protocols: ['modern', 'legacy'],
     cache: { ttlMs: 0, scope: 'private' },

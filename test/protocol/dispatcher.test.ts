@@ -2,6 +2,7 @@ import t from 'tap'
 import { Type } from '../../src/index.js'
 import { classifyMessage } from '../../src/jsonrpc/messages.js'
 import { memoryCore } from '../helpers/memory.js'
+import { testCaller } from '../helpers/caller.js'
 
 t.test('initialize negotiates the version and reflects what is registered', async (t) => {
   const { core, connect } = memoryCore()
@@ -201,13 +202,13 @@ t.test('server-to-client requests: capability, answer, error, timeout, close', a
   await new Promise((resolve) => setImmediate(resolve))
   const outgoing = capable.sent.find((message) => message.method === 'sampling/createMessage')
   t.ok(outgoing, 'the server asked the client')
-  await core.dispatcher.dispatch(capable.session, classifyMessage({ jsonrpc: '2.0', id: outgoing.id, result: { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' } }), undefined)
+  await core.dispatcher.dispatch(capable.session, classifyMessage({ jsonrpc: '2.0', id: outgoing.id, result: { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' } }), testCaller())
   t.match((await call).result.content[0].text, /"model":"m"/)
 
   const failing = capable.request('tools/call', { name: 'roots' })
   await new Promise((resolve) => setImmediate(resolve))
   const rootsRequest = capable.sent.find((message) => message.method === 'roots/list')
-  await core.dispatcher.dispatch(capable.session, classifyMessage({ jsonrpc: '2.0', id: rootsRequest.id, error: { code: -1, message: 'no roots for you' } }), undefined)
+  await core.dispatcher.dispatch(capable.session, classifyMessage({ jsonrpc: '2.0', id: rootsRequest.id, error: { code: -1, message: 'no roots for you' } }), testCaller())
   t.same((await failing).error, { code: -1, message: 'no roots for you' }, "the client's error comes back as the call's error")
 
   t.same((await capable.request('tools/call', { name: 'elicit' })).error, { code: -32003, message: 'No answer to elicitation/create within 50 ms' }, 'times out')

@@ -103,7 +103,7 @@ t.test('a line over the limit is refused without buffering it, then serving goes
   h.input.write('{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"')
   for (let i = 0; i < 128; i++) h.input.write(chunk)
   const refusal = await h.next()
-  t.same(refusal, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: message larger than 1024 bytes' } })
+  t.same(refusal, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: message larger than 1024 bytes', data: { limit: 'maxMessageBytes', max: 1024 } } })
   t.equal(h.lines.length, 0, 'refused once, not once per chunk')
   h.input.write('"}}\n' + JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'ping' }) + '\n')
   t.same(await h.next(), { jsonrpc: '2.0', id: 10, result: {} }, 'the rest of the long line was dropped, the next line served')

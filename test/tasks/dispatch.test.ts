@@ -295,7 +295,7 @@ t.test('the store bound refuses a new task with a clear error; the server keeps 
   const a = modern({ capabilities: TASKS, principal: alice })
   t.equal((await a.request('tools/call', { name: 'job', arguments: {} })).result.resultType, 'task')
   const refused = await a.request('tools/call', { name: 'job', arguments: {} })
-  t.same(refused.error, { code: -32603, message: 'Task limit reached: this client has 1 tasks already; retry once some have expired' })
+  t.same(refused.error, { code: -32603, message: 'Task limit reached: this client has 1 tasks already; retry once some have expired', data: { limit: 'tasks.maxTasksPerPrincipal', max: 1 } })
   const b = modern({ capabilities: TASKS, principal: bob })
   t.equal((await b.request('tools/call', { name: 'job', arguments: {} })).result.resultType, 'task', 'another principal still has room')
   const full = await modern({ capabilities: TASKS }).request('tools/call', { name: 'job', arguments: {} })

@@ -112,7 +112,7 @@ t.test('the per-principal bound refuses with a clear error; other principals and
   app.mcp.tool({ name: 'job', execution: { taskSupport: 'optional' } }, async () => ({ content: [{ type: 'text', text: 'ok' }] }))
   for (let i = 0; i < 2; i++) t.equal((await rpc('tools/call', { name: 'job', arguments: {} })).body.result.resultType, 'task')
   const refused = await rpc('tools/call', { name: 'job', arguments: {} })
-  t.same(refused.body.error, { code: -32603, message: 'Task limit reached: this client has 2 tasks already; retry once some have expired' })
+  t.same(refused.body.error, { code: -32603, message: 'Task limit reached: this client has 2 tasks already; retry once some have expired', data: { limit: 'tasks.maxTasksPerPrincipal', max: 2 } })
   t.equal((await rpc('tools/call', { name: 'job', arguments: {} }, { key: BOB_KEY })).body.result.resultType, 'task')
   t.equal((await rpc('tools/call', { name: 'job', arguments: {} }, { capabilities: {} })).body.result.content[0].text, 'ok')
 })

@@ -6,7 +6,7 @@ import { MemoryTaskStore } from '../../src/protocol/tasks/memory-store.js'
 
 t.test('tasks options get their defaults and are validated with the others', async (t) => {
   const resolved = resolveServerOptions({})
-  t.same(resolved.tasks, { ttlMs: 3_600_000, pollIntervalMs: 1000, maxTasks: 10_000, maxTasksPerPrincipal: 100 })
+  t.same(resolved.tasks, { ttlMs: 3_600_000, pollIntervalMs: 1000, maxTasks: 10_000, maxTasksPerPrincipal: 100, maxBytes: 268_435_456, maxBytesPerPrincipal: 16_777_216 })
   t.equal(resolveServerOptions({ tasks: { ttlMs: 5000 } }).tasks.maxTasks, 10_000, 'a partial block is completed')
   t.same(resolvePluginOptions({}).tasks, resolved.tasks)
 

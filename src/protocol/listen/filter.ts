@@ -27,8 +27,9 @@ const FLAGS = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged']
 /** An absolute URI starts with a scheme; the registry demands the same of resources. */
 const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:/
 
-function invalid (message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Invalid params: ${message}`)
+/** `bound`: the option a filter past it met, named in `data.limit` (and counted) as every bound is. */
+function invalid (message: string, bound?: { limit: string, max: number }): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Invalid params: ${message}`, bound)
 }
 
 /**
@@ -54,13 +55,13 @@ export function parseListenFilter (params: Record<string, unknown>, limits: Filt
   if (uris !== undefined) {
     if (!Array.isArray(uris)) throw invalid('params.notifications.resourceSubscriptions must be an array of URIs')
     if (uris.length > limits.maxResourceSubscriptions) {
-      throw invalid(`params.notifications.resourceSubscriptions lists ${uris.length} URIs; at most ${limits.maxResourceSubscriptions} are accepted per stream`)
+      throw invalid(`params.notifications.resourceSubscriptions lists ${uris.length} URIs; at most ${limits.maxResourceSubscriptions} are accepted per stream`, { limit: 'listen.maxResourceSubscriptions', max: limits.maxResourceSubscriptions })
     }
     const unique = new Set<string>()
     for (const [index, uri] of uris.entries()) {
       const where = `params.notifications.resourceSubscriptions[${index}]`
       if (typeof uri !== 'string' || !ABSOLUTE_URI.test(uri)) throw invalid(`${where} must be an absolute URI`)
-      if (exceedsBytes(uri, limits.maxUriBytes)) throw invalid(`${where} is longer than ${limits.maxUriBytes} bytes`)
+      if (exceedsBytes(uri, limits.maxUriBytes)) throw invalid(`${where} is longer than ${limits.maxUriBytes} bytes`, { limit: 'maxUriBytes', max: limits.maxUriBytes })
       unique.add(uri)
     }
     if (unique.size > 0) filter.resourceSubscriptions = [...unique]

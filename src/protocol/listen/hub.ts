@@ -1,8 +1,9 @@
 import type { ChangeEvent, ChangeListener } from '../changes.js'
 import { LIST_CHANGED_METHODS, RESOURCE_UPDATED_METHOD } from '../changes.js'
 import { type JsonRpcId } from '../../jsonrpc/messages.js'
-import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
-import { principalKey, type Principal } from '../principal.js'
+import { ErrorCode } from '../../jsonrpc/errors.js'
+import type { Caller } from '../caller.js'
+import { limitError } from '../limits.js'
 import type { ListKind } from '../registry.js'
 import type { Session } from '../session.js'
 import { detailedTask, type StoredTask } from '../tasks/types.js'
@@ -13,15 +14,19 @@ import { ACKNOWLEDGED_METHOD, ListenSubscription } from './subscription.js'
 /** The bounds of listen streams; see the `listen` options for meaning and defaults. */
 export interface ListenLimits {
   maxStreams: number
+  /** Per client: the principal with auth, the address without (see `Caller.client`). */
   maxStreamsPerPrincipal: number
   maxResourceSubscriptions: number
+  /** Bytes of one listen request (filter and `_meta`), held for as long as its stream is open. */
+  maxRequestBytes: number
 }
 
 /** Defaults of the `listen` options, in one place (the core falls back to them too). */
 export const LISTEN_DEFAULTS: Readonly<ListenLimits> = Object.freeze({
   maxStreams: 10_000,
   maxStreamsPerPrincipal: 16,
-  maxResourceSubscriptions: 100
+  maxResourceSubscriptions: 100,
+  maxRequestBytes: 65_536
 })
 
 /** SEP-2663's task status notification. */
@@ -33,22 +38,17 @@ const FLAG_OF: Readonly<Record<ListKind, 'toolsListChanged' | 'resourcesListChan
   prompts: 'promptsListChanged'
 }
 
-/** Ownership key of a principal: the same identity (method, kind, issuer, subject) is the same caller. */
-function ownerOf (principal: Principal | undefined): string | undefined {
-  return principal === undefined ? undefined : principalKey(principal)
-}
-
 /**
  * Every open listen stream, indexed by what it listens for, so that a change
  * reaches exactly the streams that asked for it without scanning the others
  * (a resource update touches the streams of that URI only). Enforces the
- * bounds: streams overall, streams per authenticated principal (callers
- * without auth share only the overall bound: they cannot be told apart).
+ * bounds: streams overall, streams per client (its principal with auth, its
+ * address without, as sessions are counted).
  */
 export class ListenHub implements ChangeListener {
   readonly limits: ListenLimits
   private readonly all = new Set<ListenSubscription>()
-  private readonly perOwner = new Map<string, number>()
+  private readonly perClient = new Map<string, number>()
   private readonly byList: Readonly<Record<ListKind, Set<ListenSubscription>>> = { tools: new Set(), resources: new Set(), prompts: new Set() }
   private readonly byUri = new Map<string, Set<ListenSubscription>>()
   private readonly byTask = new Map<string, Set<ListenSubscription>>()
@@ -63,23 +63,29 @@ export class ListenHub implements ChangeListener {
   }
 
   /**
-   * Opens a stream for `filter` (already the honoured subset): sends the
-   * acknowledgement first, then indexes the stream, in one synchronous step so
-   * that no change can reach the client before its acknowledgement.
+   * Opens a stream for `filter` (already the honoured subset) on behalf of
+   * `caller`: sends the acknowledgement first, then indexes the stream, in one
+   * synchronous step so that no change can reach the client before its
+   * acknowledgement. The stream is finished (its `complete` result) when the
+   * caller's credential stops being valid.
    */
-  open (session: Session, requestId: JsonRpcId, filter: ListenFilter): ListenSubscription {
-    const owner = ownerOf(session.principal)
-    if (this.all.size >= this.limits.maxStreams) {
-      throw new McpError(ErrorCode.InternalError, `Too many listen streams: the server holds at most ${this.limits.maxStreams}`, { limit: 'maxStreams', max: this.limits.maxStreams })
+  open (session: Session, requestId: JsonRpcId, filter: ListenFilter, caller: Caller): ListenSubscription {
+    const { maxStreams, maxStreamsPerPrincipal } = this.limits
+    if (this.all.size >= maxStreams) {
+      throw limitError(ErrorCode.InternalError, `Too many listen streams: the server holds at most ${maxStreams}`, 'listen.maxStreams', maxStreams)
     }
-    const held = owner === undefined ? 0 : this.perOwner.get(owner) ?? 0
-    if (held >= this.limits.maxStreamsPerPrincipal) {
-      throw new McpError(ErrorCode.InternalError, `Too many listen streams: at most ${this.limits.maxStreamsPerPrincipal} per principal`, { limit: 'maxStreamsPerPrincipal', max: this.limits.maxStreamsPerPrincipal })
+    const client = caller.client
+    const held = this.perClient.get(client) ?? 0
+    if (held >= maxStreamsPerPrincipal) {
+      const per = caller.principal === undefined ? 'client address' : 'principal'
+      throw limitError(ErrorCode.InternalError, `Too many listen streams: at most ${maxStreamsPerPrincipal} per ${per}`, 'listen.maxStreamsPerPrincipal', maxStreamsPerPrincipal)
     }
-    const subscription = new ListenSubscription(session, requestId, filter, owner, this.release)
+    const subscription = new ListenSubscription(session, requestId, filter, client, this.release)
     subscription.notify(ACKNOWLEDGED_METHOD, { notifications: filter })
     this.all.add(subscription)
-    if (owner !== undefined) this.perOwner.set(owner, held + 1)
+    this.perClient.set(client, held + 1)
+    const validUntil = caller.validUntil
+    if (validUntil !== undefined) subscription.finishAt(validUntil)
     for (const list of Object.keys(FLAG_OF) as ListKind[]) {
       if (filter[FLAG_OF[list]] === true) this.byList[list].add(subscription)
     }
@@ -125,12 +131,10 @@ export class ListenHub implements ChangeListener {
 
   private readonly release = (subscription: ListenSubscription): void => {
     if (!this.all.delete(subscription)) return
-    const { owner, filter } = subscription
-    if (owner !== undefined) {
-      const held = (this.perOwner.get(owner) ?? 1) - 1
-      if (held === 0) this.perOwner.delete(owner)
-      else this.perOwner.set(owner, held)
-    }
+    const { client, filter } = subscription
+    const held = (this.perClient.get(client) ?? 1) - 1
+    if (held === 0) this.perClient.delete(client)
+    else this.perClient.set(client, held)
     for (const set of Object.values(this.byList)) set.delete(subscription)
     for (const uri of filter.resourceSubscriptions ?? []) unindex(this.byUri, uri, subscription)
     for (const taskId of filter.taskIds ?? []) unindex(this.byTask, taskId, subscription)

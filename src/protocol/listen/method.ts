@@ -1,3 +1,5 @@
+import { ErrorCode } from '../../jsonrpc/errors.js'
+import { limitError } from '../limits.js'
 import { kAfterAnswer, type MethodHandler } from '../methods/types.js'
 import { honouredFilter, isEmptyFilter, parseListenFilter } from './filter.js'
 import { SUBSCRIPTION_ID_META } from './frame.js'
@@ -24,7 +26,12 @@ import { ownerKey } from '../tasks/owner.js'
  *   message (a cancel for a request already answered is to be ignored).
  *   Over HTTP the result ends the request's own stream and nothing follows it.
  */
-export const listen: MethodHandler = async (params, { session, ctx, registry, limits, listen: hub, tasks, access }) => {
+export const listen: MethodHandler = async (params, { session, ctx, caller, registry, limits, listen: hub, tasks, access }) => {
+  // The whole request stays in memory as long as the stream is open: its size is bounded first.
+  const maxBytes = hub.limits.maxRequestBytes
+  if (caller.bytes > maxBytes) {
+    throw limitError(ErrorCode.InvalidParams, `Invalid params: this listen request takes ${caller.bytes} bytes; a listen request, held for as long as its stream is open, may take ${maxBytes} (listen.maxRequestBytes)`, 'listen.maxRequestBytes', maxBytes)
+  }
   const bounds = { maxResourceSubscriptions: hub.limits.maxResourceSubscriptions, maxUriBytes: limits.maxUriBytes, maxTaskIds: tasks.maxTasksPerOwner }
   const asked = parseListenFilter(params, bounds)
   const filter = honouredFilter(asked, registry)
@@ -45,7 +52,7 @@ export const listen: MethodHandler = async (params, { session, ctx, registry, li
     const owned = await tasks.owned(asked.taskIds, ownerKey(ctx.auth))
     if (owned.length > 0) filter.taskIds = owned
   }
-  const subscription = hub.open(session, ctx.requestId, filter)
+  const subscription = hub.open(session, ctx.requestId, filter, caller)
   if (isEmptyFilter(filter)) subscription.finish()
   else if (ctx.aborted) subscription.drop()
   else ctx.signal.addEventListener('abort', () => { subscription.drop() }, { once: true })

@@ -1,5 +1,6 @@
 import type { JsonRpcId, JsonRpcMessage } from '../../jsonrpc/messages.js'
 import type { Session } from '../session.js'
+import { atDeadline } from '../../util/timers.js'
 import type { ListenFilter } from './filter.js'
 import { stampSubscriptionId, SUBSCRIPTION_ID_META, type ListenFrame } from './frame.js'
 
@@ -15,8 +16,8 @@ export const ACKNOWLEDGED_METHOD = 'notifications/subscriptions/acknowledged'
 export class ListenSubscription {
   readonly id: JsonRpcId
   readonly filter: ListenFilter
-  /** Principal key for the per-principal bound; undefined when unauthenticated. */
-  readonly owner: string | undefined
+  /** The client the stream counts against (`Caller.client`), for the per-client bound. */
+  readonly client: string
   readonly session: Session
   /**
    * Settles once the subscription is over: with the `complete` result to send
@@ -33,12 +34,13 @@ export class ListenSubscription {
   private resolveSettled!: () => void
   private readonly release: (subscription: ListenSubscription) => void
   private live = true
+  private cancelDeadline: (() => void) | undefined
 
-  constructor (session: Session, id: JsonRpcId, filter: ListenFilter, owner: string | undefined, release: (subscription: ListenSubscription) => void) {
+  constructor (session: Session, id: JsonRpcId, filter: ListenFilter, client: string, release: (subscription: ListenSubscription) => void) {
     this.session = session
     this.id = id
     this.filter = filter
-    this.owner = owner
+    this.client = client
     this.release = release
     this.ended = new Promise((resolve) => { this.resolveEnded = resolve })
     this.settled = new Promise((resolve) => { this.resolveSettled = resolve })
@@ -68,7 +70,16 @@ export class ListenSubscription {
     return true
   }
 
-  /** The server ends the stream (shutdown): the client gets the `complete` result, its graceful-end signal. */
+  /**
+   * The stream ends at `deadline` (epoch ms), as the server ends it: the credential it was opened
+   * with stops being valid then, and a stream must not outlive it (the client listens again with a
+   * valid one, which the auth guard checks).
+   */
+  finishAt (deadline: number): void {
+    this.cancelDeadline = atDeadline(deadline, () => { this.finish() })
+  }
+
+  /** The server ends the stream (shutdown, its credential expired): the client gets the `complete` result, its graceful-end signal. */
   finish (): void {
     if (!this.end()) return
     this.resolveEnded({ resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META]: this.id } })
@@ -82,6 +93,7 @@ export class ListenSubscription {
   private end (): boolean {
     if (!this.live) return false
     this.live = false
+    this.cancelDeadline?.()
     this.release(this)
     return true
   }

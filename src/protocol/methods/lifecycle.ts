@@ -1,16 +1,25 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import { LOG_LEVELS, type LogLevel } from '../session.js'
 import { negotiateVersion } from '../../jsonrpc/versions.js'
+import { limitError } from '../limits.js'
 import type { MethodHandler, MethodEnv } from './types.js'
 import { optionalObject, requireString } from './types.js'
 
-export const initialize: MethodHandler = (params, { session, server, registry }) => {
+export const initialize: MethodHandler = (params, { session, server, registry, limits }) => {
   if (session.state !== 'new') throw new McpError(ErrorCode.InvalidRequest, 'The session is already initialized')
   const requested = requireString(params, 'protocolVersion')
   const version = negotiateVersion(requested)
+  const capabilities = optionalObject(params, 'capabilities') ?? {}
+  const clientInfo = optionalObject(params, 'clientInfo')
+  // Kept for the session's whole life (and in its record with scaleOut): what a client declares is bounded.
+  const declared = Buffer.byteLength(JSON.stringify(capabilities)) + (clientInfo === undefined ? 0 : Buffer.byteLength(JSON.stringify(clientInfo)))
+  const max = limits.maxInitializeBytes
+  if (declared > max) {
+    throw limitError(ErrorCode.InvalidParams, `params.capabilities and params.clientInfo take ${declared} bytes of JSON; at most ${max} are accepted (maxInitializeBytes)`, 'maxInitializeBytes', max)
+  }
   session.protocolVersion = version
-  session.clientCapabilities = optionalObject(params, 'capabilities') ?? {}
-  session.clientInfo = optionalObject(params, 'clientInfo')
+  session.clientCapabilities = capabilities
+  session.clientInfo = clientInfo
   // The client may send requests as soon as it has our answer; waiting for
   // notifications/initialized would race with pipelined requests.
   session.state = 'ready'

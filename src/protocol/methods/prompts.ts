@@ -3,6 +3,7 @@ import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import { listPage } from '../authz/lists.js'
 import { shapeDescriptor } from '../../jsonrpc/versions.js'
 import { optionalObject, requireString, type MethodHandler } from './types.js'
+import { shallowCopy } from '../../util/shallow-copy.js'
 
 export const listPrompts: MethodHandler = (params, env) => listPage('prompts', env.registry.prompts.values(), params, env, (page, nextCursor) => {
   const prompts = page.map((prompt) => shapeDescriptor(prompt.wire, env.session.protocolVersion as string))
@@ -25,5 +26,5 @@ export const getPrompt: MethodHandler = async (params, { registry, ctx, access }
   if (typeof result !== 'object' || result === null || !Array.isArray(result.messages)) {
     throw new McpError(ErrorCode.InternalError, `Prompt ${name} returned no messages array`)
   }
-  return { ...result }
+  return shallowCopy(result)
 }

@@ -5,6 +5,7 @@ import { shapeDescriptor } from '../../jsonrpc/versions.js'
 import type { Session } from '../session.js'
 import type { Registry } from '../registry.js'
 import { requireUri, type MethodEnv, type MethodHandler } from './types.js'
+import { shallowCopy } from '../../util/shallow-copy.js'
 
 export const listResources: MethodHandler = (params, env) => listPage('resources', env.registry.listedResources(), params, env, (page, nextCursor) => {
   const resources = page.map((resource) => shapeDescriptor(resource.wire, env.session.protocolVersion as string))
@@ -43,14 +44,15 @@ export const readResource: MethodHandler = async (params, env) => {
   if (typeof result !== 'object' || result === null || !Array.isArray(result.contents)) {
     throw new McpError(ErrorCode.InternalError, 'The resource handler returned no contents array')
   }
-  const read = { ...result, contents: result.contents.map((item) => normalizeContents(item, uri, found.resource.wire.mimeType)) }
+  const shaped = shallowCopy(result)
+  shaped.contents = result.contents.map((item) => normalizeContents(item, uri, found.resource.wire.mimeType))
   // Whether it is served depends on who asks: a shared cache must not serve it to anyone else.
-  return env.registry.ruleOf(found.resource) === undefined ? read : privateOnModern(read, env)
+  return env.registry.ruleOf(found.resource) === undefined ? shaped : privateOnModern(shaped, env)
 }
 
 /** Fills the URI and MIME type a handler left out and base64-encodes binary data. */
 function normalizeContents (item: ResourceContents, requestedUri: string, mimeType: unknown): Record<string, unknown> {
-  const normalized: Record<string, unknown> = { ...item }
+  const normalized = shallowCopy(item)
   if (typeof item.uri !== 'string') normalized.uri = requestedUri
   if (item.mimeType === undefined && typeof mimeType === 'string') normalized.mimeType = mimeType
   if ('blob' in item) {
@@ -68,7 +70,7 @@ export const subscribe: MethodHandler = async (params, env) => {
   if (await reachable(uri, env) === undefined) throw notFound(uri, session)
   const max = limits.maxSubscriptions
   if (session.subscriptions.size >= max && !session.subscriptions.has(uri)) {
-    throw new McpError(ErrorCode.InvalidRequest, `this session holds ${max} subscriptions (maxSubscriptions); unsubscribe first`, { maxSubscriptions: max })
+    throw new McpError(ErrorCode.InvalidRequest, `this session holds ${max} subscriptions (maxSubscriptions); unsubscribe first`, { maxSubscriptions: max, limit: 'maxSubscriptions', max })
   }
   session.subscriptions.add(uri)
   return {}

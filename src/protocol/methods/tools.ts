@@ -8,11 +8,13 @@ import { clientDeclaresTasks, isModernRequest, missingTasksCapability } from '..
 import { ownerKey } from '../tasks/owner.js'
 import { TaskContext, type TaskOrigin } from '../tasks/task-context.js'
 import type { TaskManager } from '../tasks/manager.js'
+import type { NewTask } from '../tasks/run.js'
 import type { StoredTask } from '../tasks/types.js'
 import type { RequestContext } from '../request-context.js'
 import { TASKS_EXTENSION, taskFields } from '../tasks/types.js'
 import { errorMessage, optionalObject, requireString, type MethodHandler } from './types.js'
 import { isRecord } from '../../util/is-record.js'
+import { shallowCopy } from '../../util/shallow-copy.js'
 import type { ErrorLogger } from '../../util/logger.js'
 
 export const listTools: MethodHandler = (params, env) => {
@@ -33,7 +35,7 @@ function toolError (text: string): Record<string, unknown> {
  * A tool with task support called by a client that declared the Tasks
  * extension answers with a task handle and runs detached (SEP-2663).
  */
-export const callTool: MethodHandler = async (params, { registry, ctx, session, logger, tasks, access }) => {
+export const callTool: MethodHandler = async (params, { registry, ctx, caller, session, logger, tasks, access }) => {
   const name = requireString(params, 'name')
   const tool = registry.tools.get(name)
   // A tool hidden from this caller by its rule is answered exactly as one that does not exist.
@@ -52,8 +54,10 @@ export const callTool: MethodHandler = async (params, { registry, ctx, session, 
   if (!asTask) return await runTool(name, tool, args, ctx, session.id, logger, version)
 
   const origin = { session: session.id, auth: ctx.auth, http: ctx.http?.detach(), requestId: ctx.requestId, protocolVersion: version, meta: ctx.meta, clientCapabilities: session.clientCapabilities }
-  // The principal of this very request owns the task (on 2026-07-28 each request is authenticated on its own).
-  const owner = ownerKey(ctx.auth)
+  // The principal of this very request owns the task (on 2026-07-28 each request is authenticated on
+  // its own); it counts against this caller's client, so that anonymous callers, who all own their
+  // tasks as one owner, each have a quota of their own. Its work holds this request while it runs.
+  const owner: NewTask = { owner: ownerKey(ctx.auth), client: caller.client, inputBytes: caller.bytes }
   if (tool.taskStart === 'handler') return await runUntilTask({ name, tool, args, ctx, tasks, owner, origin, logger, version })
   const task = await tasks.start(owner, async (run) => {
     return await runTool(name, tool, args, new TaskContext(run, origin), session.id, logger, version)
@@ -67,7 +71,7 @@ interface TaskCall {
   args: Record<string, unknown>
   ctx: RequestContext
   tasks: TaskManager
-  owner: string
+  owner: NewTask
   origin: TaskOrigin
   logger: ErrorLogger
   version: string
@@ -118,7 +122,7 @@ function finishToolResult (name: string, result: ToolResult, validateOutput: ((v
   if (typeof result !== 'object' || result === null || (result.content === undefined && result.structuredContent === undefined)) {
     throw new McpError(ErrorCode.InternalError, `Tool ${name} returned neither content nor structuredContent`)
   }
-  const shaped: Record<string, unknown> = { ...result }
+  const shaped = shallowCopy(result)
   if (validateOutput !== undefined && result.isError !== true) {
     if (result.structuredContent === undefined) {
       throw new McpError(ErrorCode.InternalError, `Tool ${name} declares an outputSchema but returned no structuredContent`)

@@ -1,4 +1,5 @@
 import type { RequestAccess } from '../authz/access.js'
+import type { Caller } from '../caller.js'
 import type { ListenHub } from '../listen/hub.js'
 import type { Registry } from '../registry.js'
 import type { RequestContext } from '../request-context.js'
@@ -25,6 +26,8 @@ export interface MethodEnv {
   registry: Registry
   session: Session
   ctx: RequestContext
+  /** Who sent the request (principal, client key, credential expiry, size): see `Caller`. */
+  caller: Caller
   server: ServerIdentity
   logger: ErrorLogger
   limits: ProtocolLimits
@@ -63,7 +66,7 @@ export function requireString (params: Record<string, unknown>, key: string): st
 export function requireUri (params: Record<string, unknown>, key: string, limits: ProtocolLimits): string {
   const uri = requireString(params, key)
   if (exceedsBytes(uri, limits.maxUriBytes)) {
-    throw new McpError(ErrorCode.InvalidParams, `params.${key} is longer than maxUriBytes (${limits.maxUriBytes} bytes)`, { maxUriBytes: limits.maxUriBytes })
+    throw new McpError(ErrorCode.InvalidParams, `params.${key} is longer than maxUriBytes (${limits.maxUriBytes} bytes)`, { maxUriBytes: limits.maxUriBytes, limit: 'maxUriBytes', max: limits.maxUriBytes })
   }
   return uri
 }

@@ -35,6 +35,9 @@ export function hasModernClaim (params: Record<string, unknown> | undefined): bo
   return isRecord(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION)
 }
 
+/** The `_meta` keys every modern request carries, in the order a refusal names them. */
+const REQUIRED_META = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES] as const
+
 function invalid (reason: string): McpError {
   return new McpError(ErrorCode.InvalidParams, `Invalid params: ${reason}`)
 }
@@ -47,11 +50,13 @@ function invalid (reason: string): McpError {
 export function readModernMeta (params: Record<string, unknown> | undefined): ModernMeta {
   const meta = params?._meta
   if (!isRecord(meta)) throw invalid('params._meta with io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities is required')
-  const missing = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES].filter((key) => meta[key] === undefined)
-  if (missing.length > 0) throw invalid(`missing _meta keys: ${missing.join(', ')}`)
   const protocolVersion = meta[META_PROTOCOL_VERSION]
-  if (typeof protocolVersion !== 'string' || protocolVersion === '') throw invalid(`_meta["${META_PROTOCOL_VERSION}"] must be a non-empty string`)
   const clientCapabilities = meta[META_CLIENT_CAPABILITIES]
+  if (protocolVersion === undefined || clientCapabilities === undefined) {
+    const missing = REQUIRED_META.filter((key) => meta[key] === undefined)
+    throw invalid(`missing _meta keys: ${missing.join(', ')}`)
+  }
+  if (typeof protocolVersion !== 'string' || protocolVersion === '') throw invalid(`_meta["${META_PROTOCOL_VERSION}"] must be a non-empty string`)
   if (!isRecord(clientCapabilities)) throw invalid(`_meta["${META_CLIENT_CAPABILITIES}"] must be an object`)
   const clientInfo = meta[META_CLIENT_INFO]
   if (clientInfo !== undefined && !isRecord(clientInfo)) throw invalid(`_meta["${META_CLIENT_INFO}"] must be an object`)

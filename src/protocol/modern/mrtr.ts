@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
-import type { MethodHandler } from '../methods/types.js'
+import type { MethodEnv, MethodHandler } from '../methods/types.js'
 import type { InputAsker } from '../request-context.js'
 import { digest, requestDigest } from './canonical.js'
 import { MissingCapabilityError } from './errors.js'
@@ -57,17 +57,23 @@ function refuse (error: Error): Promise<never> {
 }
 
 const EMPTY_STATE: RequestStatePayload = { answers: new Map(), asked: new Map() }
+/** The `inputResponses` of a request that sends none (the first round, and most calls): never written to. */
+const NO_RESPONSES: ReadonlyMap<string, Record<string, unknown>> = new Map()
+
+/** What {@link InputRound.outcomeOf} settles with once a question is open, instead of the handler's result. */
+const QUESTION_OPEN = Symbol('question open')
 
 /** One run of a handler on a 2026-07-28 request: the answers it may use and the questions it leaves open. */
 export class InputRound implements InputAsker {
   private readonly capabilities: Record<string, unknown>
   private readonly responses: ReadonlyMap<string, Record<string, unknown>>
   private readonly earlier: RequestStatePayload
+  // The three below are made at the first ask: most calls never ask anything.
   /** Answers the handler consumed this run: the next state carries them. */
-  private readonly used = new Map<string, StoredAnswer>()
+  private used: Map<string, StoredAnswer> | undefined
   /** Questions left unanswered this run: the `inputRequests` of the result. */
-  private readonly open = new Map<string, { question: string, method: string, params: Record<string, unknown> }>()
-  private readonly keys = new Set<string>()
+  private open: Map<string, { question: string, method: string, params: Record<string, unknown> }> | undefined
+  private keys: Set<string> | undefined
   private calls = 0
   private ended = false
   /** An answer that is not a valid result: the request fails with it, whatever the handler did. */
@@ -75,16 +81,32 @@ export class InputRound implements InputAsker {
   /** Called once, at the first question left open: the call's answer is `input_required` from then on. */
   private onOpen: (() => void) | undefined
 
-  constructor (capabilities: Record<string, unknown>, responses: ReadonlyMap<string, Record<string, unknown>>, earlier: RequestStatePayload = EMPTY_STATE, onOpen?: () => void) {
+  constructor (capabilities: Record<string, unknown>, responses: ReadonlyMap<string, Record<string, unknown>>, earlier: RequestStatePayload = EMPTY_STATE) {
     this.capabilities = capabilities
     this.responses = responses
     this.earlier = earlier
-    this.onOpen = onOpen
   }
 
   /** True when the handler asked something this run has no answer for. */
   get needsInput (): boolean {
-    return this.open.size > 0
+    return this.open !== undefined && this.open.size > 0
+  }
+
+  /**
+   * What the run of the handler (`run`) comes to: its result or its error, or {@link QUESTION_OPEN}
+   * one turn of the event loop after its first question left open, whichever comes first (asks made
+   * together, as in Promise.all, are all open by then): a handler that goes on without awaiting
+   * its ask must not hold the answer. One promise, where a race of `run` against a promise of the
+   * first question made three per call.
+   */
+  outcomeOf (run: Promise<Record<string, unknown>>): Promise<Record<string, unknown> | typeof QUESTION_OPEN> {
+    return new Promise((resolve, reject) => {
+      const opened = (): void => { setImmediate(resolve, QUESTION_OPEN) }
+      // A question the handler opened before its first await is already open.
+      if (this.needsInput) opened()
+      else this.onOpen = opened
+      run.then(resolve, reject)
+    })
   }
 
   ask (method: string, params: Record<string, unknown> | undefined, key: string | undefined): Promise<Record<string, unknown>> {
@@ -100,10 +122,12 @@ export class InputRound implements InputAsker {
     if (name.length === 0 || name.length > MAX_KEY_LENGTH) {
       return refuse(new McpError(ErrorCode.InternalError, `An input key must be 1 to ${MAX_KEY_LENGTH} characters long`))
     }
+    this.keys ??= new Set()
     if (this.keys.has(name)) {
       return refuse(new McpError(ErrorCode.InternalError, `The input key "${name}" is used twice in one request`))
     }
     this.keys.add(name)
+    this.used ??= new Map()
 
     const stored = this.earlier.answers.get(name)
     if (stored !== undefined && stored.question === question) {
@@ -124,6 +148,7 @@ export class InputRound implements InputAsker {
       this.used.set(name, { question, result: structuredClone(response) })
       return Promise.resolve(response)
     }
+    this.open ??= new Map()
     this.open.set(name, { question, method, params: requestParams })
     const onOpen = this.onOpen
     this.onOpen = undefined
@@ -138,17 +163,18 @@ export class InputRound implements InputAsker {
 
   /** The `input_required` result: the open questions and a state carrying every answer used so far. */
   inputRequired (seal: (payload: RequestStatePayload) => string): Record<string, unknown> {
+    const open = [...(this.open ?? [])]
     // Object.fromEntries defines own properties: a key like "__proto__" stays a key.
-    const inputRequests = Object.fromEntries([...this.open].map(([key, { method, params }]) => [key, { method, params }]))
-    const asked = new Map([...this.open].map(([key, { question }]) => [key, question]))
-    return { resultType: 'input_required', inputRequests, requestState: seal({ answers: this.used, asked }) }
+    const inputRequests = Object.fromEntries(open.map(([key, { method, params }]) => [key, { method, params }]))
+    const asked = new Map(open.map(([key, { question }]) => [key, question]))
+    return { resultType: 'input_required', inputRequests, requestState: seal({ answers: this.used ?? new Map(), asked }) }
   }
 }
 
 /** Reads `inputResponses`: an object of result objects, or absent. */
-function readResponses (value: unknown): Map<string, Record<string, unknown>> {
+function readResponses (value: unknown): ReadonlyMap<string, Record<string, unknown>> {
+  if (value === undefined) return NO_RESPONSES
   const responses = new Map<string, Record<string, unknown>>()
-  if (value === undefined) return responses
   if (!isRecord(value)) throw invalidParams('params.inputResponses must be an object mapping input keys to results')
   for (const [key, response] of Object.entries(value)) {
     if (!isRecord(response)) throw invalidParams('every value of params.inputResponses must be a result object')
@@ -167,39 +193,47 @@ export function withInputRequests (method: string, handler: MethodHandler): Meth
   return async (params, env) => {
     if (env.session.generation !== 'modern') return await handler(params, env)
     const responses = readResponses(params.inputResponses)
-    let paramsDigest: string | undefined
-    // Bound to the caller of this request (ctx.auth), whatever its session says.
-    // eslint-disable-next-line no-return-assign -- the digest is computed once, on first use, inside the returned object
-    const binding = (): RequestStateBinding => ({ principal: env.ctx.auth, method, paramsDigest: paramsDigest ??= requestDigest(params) })
-    const earlier = params.requestState === undefined ? undefined : env.requestState.open(params.requestState, binding())
-    // The answer is input_required once a question is open; it goes out when the handler settles,
-    // or one turn of the event loop after that first open question, whichever comes first (asks made
-    // together, as in Promise.all, are all open by then): a handler that goes on without awaiting
-    // its ask must not hold the answer. The dispatcher then aborts ctx.signal (nothing of this
-    // request keeps running after its answer).
-    let opened = (): void => {}
-    const questionOpen = new Promise<'open'>((resolve) => { opened = () => { setImmediate(resolve, 'open') } })
-    const round = new InputRound(env.session.clientCapabilities, responses, earlier, opened)
+    // The binding a state was opened with is the one the next state is sealed with (the params'
+    // digest taken once, before the handler runs).
+    const binding = params.requestState === undefined ? undefined : stateBinding(method, params, env)
+    const earlier = binding === undefined ? undefined : env.requestState.open(params.requestState, binding)
+    const round = new InputRound(env.session.clientCapabilities, responses, earlier)
     env.ctx.inputs = round
-    let result: Record<string, unknown> | undefined
+    let run: Promise<Record<string, unknown>>
+    try {
+      // A native promise is taken as is (no wrapper); a handler that throws at once is a rejected run.
+      run = Promise.resolve(handler(params, env))
+    } catch (thrown) {
+      run = Promise.reject(thrown)
+    }
+    let result: Record<string, unknown> | typeof QUESTION_OPEN | undefined
     let failed = false
     let error: unknown
-    const run = (async () => await handler(params, env))()
     try {
-      const first = await Promise.race([run, questionOpen])
-      if (first !== 'open') result = first
+      result = await round.outcomeOf(run)
     } catch (thrown) {
       failed = true
       error = thrown
     }
+    // The answer is input_required once a question is open; the dispatcher then aborts ctx.signal
+    // (nothing of this request keeps running after its answer).
     round.end()
     if (round.failure !== undefined) throw round.failure
     if (round.needsInput) {
       // The handler may still be running (it is told through ctx.signal); what it ends with is not an answer.
       run.catch(() => {})
-      return round.inputRequired((payload) => env.requestState.seal(payload, binding()))
+      return round.inputRequired((payload) => env.requestState.seal(payload, binding ?? stateBinding(method, params, env)))
     }
     if (failed) throw error
     return result as Record<string, unknown>
   }
+}
+
+/**
+ * What a request's state is bound to: the caller of this request (ctx.auth, whatever its session
+ * says), the method, and the digest of its params. Computed only when a state is opened or
+ * sealed, which most calls never do.
+ */
+function stateBinding (method: string, params: Record<string, unknown>, env: MethodEnv): RequestStateBinding {
+  return { principal: env.ctx.auth, method, paramsDigest: requestDigest(params) }
 }

@@ -1,6 +1,6 @@
 import { PROTOCOL_VERSIONS } from '../../jsonrpc/versions.js'
 import { CacheHints, type CacheSettings } from './caching.js'
-import { MODERN_VERSIONS, type ProtocolGeneration } from './meta.js'
+import { META_SERVER_INFO, MODERN_VERSIONS, type ProtocolGeneration } from './meta.js'
 
 /** Everything the modern leg needs from the options, computed once per server. */
 export interface ModernSettings {
@@ -12,6 +12,8 @@ export interface ModernSettings {
   readonly supportedVersions: readonly string[]
   /** `_meta["io.modelcontextprotocol/serverInfo"]` of every modern result; one frozen object. */
   readonly serverInfo: Readonly<{ name: string, version: string }>
+  /** The `_meta` of every modern result that brings none of its own: frozen, shared, serialized as is. */
+  readonly resultMeta: Readonly<Record<string, unknown>>
   /** `ttlMs` / `cacheScope` of the cacheable methods' results. */
   readonly cache: CacheHints
 }
@@ -28,11 +30,13 @@ export function modernSettings (options: ModernOptions): ModernSettings {
   const generations = new Set<ProtocolGeneration>(options.protocols ?? ['modern', 'legacy'])
   const modernVersions = generations.has('modern') ? MODERN_VERSIONS : []
   const legacyVersions: readonly string[] = generations.has('legacy') ? PROTOCOL_VERSIONS : []
+  const serverInfo = Object.freeze({ name: options.name, version: options.version })
   return Object.freeze({
     generations,
     modernVersions,
     supportedVersions: Object.freeze([...modernVersions, ...legacyVersions]),
-    serverInfo: Object.freeze({ name: options.name, version: options.version }),
+    serverInfo,
+    resultMeta: Object.freeze({ [META_SERVER_INFO]: serverInfo }),
     cache: new CacheHints(options.cache)
   })
 }

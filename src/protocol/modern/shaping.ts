@@ -1,20 +1,9 @@
 import { methodsWith } from '../methods/table.js'
 import { META_SERVER_INFO } from './meta.js'
 import type { ModernSettings } from './settings.js'
+import { shallowCopy } from '../../util/shallow-copy.js'
 
 const CACHEABLE = methodsWith('cacheable')
-
-// One `_meta` object for every result that brings none of its own: frozen, shared, serialized as is.
-const sharedMeta = new WeakMap<ModernSettings, Readonly<Record<string, unknown>>>()
-
-function metaOf (settings: ModernSettings): Readonly<Record<string, unknown>> {
-  let meta = sharedMeta.get(settings)
-  if (meta === undefined) {
-    meta = Object.freeze({ [META_SERVER_INFO]: settings.serverInfo })
-    sharedMeta.set(settings, meta)
-  }
-  return meta
-}
 
 /**
  * What every 2026-07-28 result carries beyond the method's own fields:
@@ -27,13 +16,19 @@ function metaOf (settings: ModernSettings): Readonly<Record<string, unknown>> {
  * `result` is the object a method handler built for this answer (each builds
  * a fresh one), so it is completed in place: a copy per call showed in the
  * profile. A `_meta` it carries may be the user's own object and is copied.
+ * Handlers that copy a user's result do it with `shallowCopy`, not a spread:
+ * the properties added here would each cost a map copy (util/shallow-copy.ts).
  */
 export function shapeModernResult (method: string, result: Record<string, unknown>, settings: ModernSettings): Record<string, unknown> {
   if (typeof result.resultType !== 'string') result.resultType = 'complete'
   const ownMeta = result._meta
-  result._meta = typeof ownMeta === 'object' && ownMeta !== null && !Array.isArray(ownMeta)
-    ? { ...ownMeta, [META_SERVER_INFO]: settings.serverInfo }
-    : metaOf(settings)
+  if (typeof ownMeta === 'object' && ownMeta !== null && !Array.isArray(ownMeta)) {
+    const meta = shallowCopy(ownMeta)
+    meta[META_SERVER_INFO] = settings.serverInfo
+    result._meta = meta
+  } else {
+    result._meta = settings.resultMeta
+  }
   if (result.resultType !== 'complete' || !CACHEABLE.has(method)) return result
   const cache = settings.cache.of(method)
   if (!(Number.isInteger(result.ttlMs) && (result.ttlMs as number) >= 0)) result.ttlMs = cache.ttlMs

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto'
 import { TaskLimitError } from '../../errors.js'
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import type { ErrorLogger } from '../../util/logger.js'
-import { TERMINAL_STATUSES, type StoredTask, type TaskInputRequest, type TaskLimits, type TaskPatch, type TaskStore } from './types.js'
+import { limitError } from '../limits.js'
+import { requestsOf, type NewTask, type PendingInput, type Running, type TaskRun } from './run.js'
+import { TERMINAL_STATUSES, type StoredTask, type TaskInputRequest, type TaskLimitName, type TaskLimits, type TaskPatch, type TaskStore } from './types.js'
 
 export interface TaskManagerOptions {
   store: TaskStore
@@ -12,34 +14,8 @@ export interface TaskManagerOptions {
   pollIntervalMs: number
   limits: TaskLimits
   logger: ErrorLogger
-}
-
-/** What a task's handler may do besides returning: wait for client input, say how it is going. */
-export interface TaskRun {
-  readonly taskId: string
-  readonly signal: AbortSignal
-  /** Puts the task in `input_required` until the client answers this request through `tasks/update`. */
-  requestInput: (request: TaskInputRequest, signal?: AbortSignal) => Promise<Record<string, unknown>>
-  /** Sets the task's `statusMessage`. */
-  setStatusMessage: (message: string) => void
-}
-
-interface PendingInput {
-  request: TaskInputRequest
-  resolve: (value: Record<string, unknown>) => void
-  reject: (error: unknown) => void
-}
-
-/** A task whose work runs in this process. */
-interface Running {
-  readonly controller: AbortController
-  readonly outstanding: Map<string, PendingInput>
-  nextKey: number
-  /** Store writes of one task, in order: an answer must not overtake the `input_required` it answers. */
-  lane: Promise<unknown>
-  /** A terminal status has been written: later writes (a handler finishing after its cancel) are dropped. */
-  settled: boolean
-  readonly expiry: NodeJS.Timeout
+  /** Told of every refusal past a bound (`tasks.maxTasks`...), for telemetry. */
+  onLimit?: ((limit: string) => void) | undefined
 }
 
 const MAX_TASK_ID_LENGTH = 128
@@ -86,16 +62,18 @@ export class TaskManager {
   }
 
   /**
-   * Creates a task owned by `owner` and starts `work` detached. Resolves with
+   * Creates a task of `origin` and starts `work` detached. Resolves with
    * the stored task once the store has it (a `tasks/get` then finds it), before
    * the work has done anything that could be observed.
    */
-  async start (owner: string, work: (run: TaskRun) => Promise<Record<string, unknown>>, tool?: string): Promise<StoredTask> {
+  async start (origin: NewTask, work: (run: TaskRun) => Promise<Record<string, unknown>>, tool?: string): Promise<StoredTask> {
     if (this.closed) throw new McpError(ErrorCode.InternalError, 'The server is stopping; no new tasks are accepted')
     const now = Date.now()
     const task: StoredTask = {
       taskId: randomUUID(),
-      owner,
+      owner: origin.owner,
+      client: origin.client,
+      inputBytes: origin.inputBytes,
       ...(tool === undefined ? {} : { tool }),
       status: 'working',
       createdAt: now,
@@ -106,7 +84,7 @@ export class TaskManager {
     try {
       await this.options.store.create(task, this.options.limits)
     } catch (error) {
-      if (error instanceof TaskLimitError) throw new McpError(ErrorCode.InternalError, error.message)
+      if (error instanceof TaskLimitError) throw this.refusal(error)
       throw error
     }
     const entry: Running = {
@@ -271,17 +249,42 @@ export class TaskManager {
     entry.outstanding.clear()
   }
 
+  /**
+   * Queues a store write. What the work produces (a result, a question, an error, a status
+   * message) is kept only within the byte bounds: a write past one fails the task instead, with
+   * the refusal as its error, and stops its work, whose output has nowhere to go.
+   */
   private write (taskId: string, entry: Running, patch: TaskPatch): void {
     if (entry.settled) return
     if (patch.status !== undefined && TERMINAL_STATUSES.has(patch.status)) entry.settled = true
     entry.lane = entry.lane.then(async () => {
-      const task = await this.options.store.update(taskId, patch, Date.now())
+      let written = patch
+      let task: StoredTask | undefined
+      try {
+        task = await this.options.store.update(taskId, patch, Date.now(), this.options.limits)
+      } catch (error) {
+        if (!(error instanceof TaskLimitError)) throw error
+        const refusal = this.refusal(error)
+        entry.settled = true
+        written = { status: 'failed', statusMessage: refusal.message, error: { code: refusal.code, message: refusal.message, data: refusal.data }, inputRequests: undefined }
+        // Small, and lighter than what was refused: written without the bounds.
+        task = await this.options.store.update(taskId, written, Date.now())
+        this.stop(taskId, refusal)
+      }
       // Another process may have finished the task first (a cancel through a shared store): then nothing changed.
-      if (task !== undefined && TERMINAL_STATUSES.has(task.status) && task.status !== patch.status) return
+      if (task !== undefined && TERMINAL_STATUSES.has(task.status) && task.status !== written.status) return
       if (task !== undefined) for (const listener of this.listeners) listener(task)
     }).catch((error: unknown) => {
       this.options.logger.error({ err: error, taskId }, 'task store update failed')
     })
+  }
+
+  /** A store's refusal as the client reads it (-32603, `data.limit` naming the bound), counted. */
+  private refusal (error: ReturnType<typeof TaskLimitError>): McpError {
+    const { limit, max } = error as { limit?: TaskLimitName, max?: number }
+    if (limit === undefined) return new McpError(ErrorCode.InternalError, error.message)
+    this.options.onLimit?.(limit)
+    return limitError(ErrorCode.InternalError, error.message, limit, max ?? 0)
   }
 
   private async find (taskId: unknown, owner: string, verb: string): Promise<StoredTask> {
@@ -291,10 +294,4 @@ export class TaskManager {
     if (task === undefined) throw new McpError(ErrorCode.InvalidParams, `Failed to ${verb} task: Task not found`)
     return task
   }
-}
-
-function requestsOf (entry: Running): Record<string, TaskInputRequest> {
-  const requests: Record<string, TaskInputRequest> = {}
-  for (const [key, pending] of entry.outstanding) requests[key] = pending.request
-  return requests
 }

@@ -1,3 +1,5 @@
+import { TaskLimitError } from '../../errors.js'
+
 /**
  * The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): a tools/call
  * may answer with a task handle the client polls with `tasks/get` instead of
@@ -14,7 +16,9 @@ export const TASK_DEFAULTS = {
   ttlMs: 3_600_000,
   pollIntervalMs: 1000,
   maxTasks: 10_000,
-  maxTasksPerPrincipal: 100
+  maxTasksPerPrincipal: 100,
+  maxBytes: 268_435_456,
+  maxBytesPerPrincipal: 16_777_216
 } as const
 
 /** `working` and `input_required` are live; the other three are terminal and never change again. */
@@ -47,6 +51,17 @@ export interface StoredTask {
    * `tasks/cancel`, with the credential of that request. Absent in tasks stored by older releases.
    */
   tool?: string
+  /**
+   * Who the task counts against for the per-client bounds (`maxTasksPerOwner`, `maxBytesPerOwner`):
+   * the caller's identity with auth, its address without, so that anonymous callers, who all own
+   * their tasks as one owner, each have their own quota. Absent: the owner.
+   */
+  client?: string
+  /**
+   * Bytes of the request that started the task, which its work holds while it runs: counted
+   * against the byte bounds until the task ends. Absent: 0.
+   */
+  inputBytes?: number
   status: TaskStatus
   statusMessage?: string
   createdAt: number
@@ -66,12 +81,61 @@ export interface StoredTask {
 /** A change to a live task. `inputRequests: undefined` (key present) clears them. */
 export type TaskPatch = Partial<Pick<StoredTask, 'status' | 'statusMessage' | 'inputRequests' | 'result' | 'error'>>
 
-/** Bounds a store enforces when it creates a task. */
+/**
+ * Bounds a store enforces: counts when it creates a task, bytes (see {@link taskBytes}) when it
+ * creates one and when an update given these limits makes one heavier.
+ */
 export interface TaskLimits {
   /** Tasks kept at once, all owners together. */
   maxTasks: number
-  /** Tasks kept at once for one owner. */
+  /** Tasks kept at once for one client (`StoredTask.client`, else the owner). */
   maxTasksPerOwner: number
+  /** Bytes of the tasks kept at once, all clients together; absent: unbounded. */
+  maxBytes?: number | undefined
+  /** Bytes of the tasks kept at once for one client; absent: unbounded. */
+  maxBytesPerOwner?: number | undefined
+}
+
+/** The option each bound of {@link TaskLimits} comes from: `data.limit` of a refusal, and its telemetry label. */
+export type TaskLimitName = 'tasks.maxTasks' | 'tasks.maxTasksPerPrincipal' | 'tasks.maxBytes' | 'tasks.maxBytesPerPrincipal'
+
+/** A store's refusal (`FST_MCP_TASK_LIMIT`), naming the bound in `limit` and its value in `max`. */
+export type TaskLimitRefusal = ReturnType<typeof TaskLimitError> & { limit: TaskLimitName, max: number }
+
+export function taskLimitError (limit: TaskLimitName, max: number, reason: string): TaskLimitRefusal {
+  return Object.assign(new TaskLimitError(reason), { limit, max })
+}
+
+/** Who a task counts against: its client, else its owner. */
+export function taskClient (task: StoredTask): string {
+  return task.client ?? task.owner
+}
+
+/**
+ * What a task weighs against the byte bounds: the UTF-8 length of its JSON (`json`, when the
+ * store has it already), plus the request its work holds while it is live.
+ */
+export function taskBytes (task: StoredTask, json = JSON.stringify(task)): number {
+  return Buffer.byteLength(json) + (TERMINAL_STATUSES.has(task.status) ? 0 : task.inputBytes ?? 0)
+}
+
+/**
+ * Throws the refusal when a write would cross a byte bound: `client` would hold `clientBytes`,
+ * every client together `allBytes`.
+ */
+export function checkTaskBytes (limits: TaskLimits, clientBytes: number, allBytes: number): void {
+  if (limits.maxBytesPerOwner !== undefined && clientBytes > limits.maxBytesPerOwner) throw taskBytesError('tasks.maxBytesPerPrincipal', limits)
+  if (limits.maxBytes !== undefined && allBytes > limits.maxBytes) throw taskBytesError('tasks.maxBytes', limits)
+}
+
+/** The refusal past a byte bound of `limits`, worded the same by every store. */
+export function taskBytesError (limit: 'tasks.maxBytes' | 'tasks.maxBytesPerPrincipal', limits: TaskLimits | undefined): TaskLimitRefusal {
+  if (limit === 'tasks.maxBytes') {
+    const max = limits?.maxBytes ?? 0
+    return taskLimitError(limit, max, `the tasks kept would weigh more than ${max} bytes (tasks.maxBytes); retry once some have expired`)
+  }
+  const max = limits?.maxBytesPerOwner ?? 0
+  return taskLimitError(limit, max, `this client's tasks would weigh more than ${max} bytes (tasks.maxBytesPerPrincipal); retry once some have expired`)
 }
 
 /**
@@ -88,7 +152,8 @@ export interface TaskStore {
   /**
    * Stores a new task. Resolves only once `get` finds it (SEP-2663 requires the
    * task to exist before its handle is returned). Rejects with
-   * `TaskLimitError` (`FST_MCP_TASK_LIMIT`) when a bound of `limits` is reached.
+   * `TaskLimitError` (`FST_MCP_TASK_LIMIT`) when a bound of `limits` is reached:
+   * counts and bytes per client (`StoredTask.client`, else the owner) and overall.
    */
   create: (task: StoredTask, limits: TaskLimits) => Promise<void> | void
   /** The task with this id if it belongs to `owner` and has not expired. */
@@ -96,9 +161,11 @@ export interface TaskStore {
   /**
    * Applies `patch` to a live task and sets `lastUpdatedAt` to `now`. A terminal
    * task is never changed (the first terminal status wins). Resolves with the
-   * task as stored afterwards, or undefined when it is gone.
+   * task as stored afterwards, or undefined when it is gone. With `limits`, rejects
+   * with `TaskLimitError`, changing nothing, when the patched task would weigh more
+   * and cross a byte bound (a result too large to keep).
    */
-  update: (taskId: string, patch: TaskPatch, now: number) => Promise<StoredTask | undefined> | StoredTask | undefined
+  update: (taskId: string, patch: TaskPatch, now: number, limits?: TaskLimits) => Promise<StoredTask | undefined> | StoredTask | undefined
   /** Releases timers and connections. Called once when the server stops. */
   close: () => Promise<void> | void
 }

@@ -45,8 +45,12 @@ export interface Keys {
   task: (taskId: string) => string
   /** Zset: every task id -> expiry, for `maxTasks`. */
   tasks: string
-  /** Zset: one owner's task ids -> expiry, for `maxTasksPerPrincipal`. */
-  ownerTasks: (ownerDigest: string) => string
+  /** Zset: one client's task ids -> expiry, for `maxTasksPerPrincipal`. */
+  ownerTasks: (clientDigest: string) => string
+  /** Hash: every task's weight in bytes by id, their sum in `#`, for `tasks.maxBytes`. */
+  taskBytes: string
+  /** Hash: one client's task weights and their sum, for `tasks.maxBytesPerPrincipal`. */
+  ownerTaskBytes: (clientDigest: string) => string
 }
 
 /** The bus shards allowed (`scaleOut.shards`); each costs every instance one blocking connection. */
@@ -75,7 +79,9 @@ export function keysOf (namespace: string, shards = 1): Keys {
     homes: `${ns}:home:{${tag(0)}}`,
     task: (taskId) => `${ns}:t:{tasks}:${taskId}`,
     tasks: `${ns}:tasks:{tasks}`,
-    ownerTasks: (digest) => `${ns}:to:{tasks}:${digest}`
+    ownerTasks: (digest) => `${ns}:to:{tasks}:${digest}`,
+    taskBytes: `${ns}:tb:{tasks}`,
+    ownerTaskBytes: (digest) => `${ns}:tob:{tasks}:${digest}`
   }
 }
 

@@ -35,6 +35,36 @@ local function append(stream, bytesKey, slot, maxLen, maxBytes, ttl, fields)
 end
 `
 
+/**
+ * The books of task bytes: a hash per scope (every task, one client's) holding each task's weight
+ * by task id and their sum in field `#` (task ids are UUIDs). Pruning follows the scope's zset of
+ * task ids scored by expiry, so a task's weight leaves the books when its TTL ends, as in
+ * MemoryTaskStore; each key lives as long as its longest task.
+ */
+const TASK_BOOKS = `
+local function held(bytes) return tonumber(redis.call('HGET', bytes, '#') or '0') end
+local function prune(zset, bytes, now)
+  local gone = redis.call('ZRANGEBYSCORE', zset, '-inf', now)
+  if #gone == 0 then return end
+  for _, id in ipairs(gone) do
+    local weight = redis.call('HGET', bytes, id)
+    if weight then
+      redis.call('HINCRBY', bytes, '#', -tonumber(weight))
+      redis.call('HDEL', bytes, id)
+    end
+  end
+  redis.call('ZREMRANGEBYSCORE', zset, '-inf', now)
+end
+local function weigh(bytes, id, weight)
+  local before = tonumber(redis.call('HGET', bytes, id) or '0')
+  redis.call('HSET', bytes, id, weight)
+  redis.call('HINCRBY', bytes, '#', weight - before)
+end
+local function keep(key, ttl)
+  if redis.call('PTTL', key) < tonumber(ttl) then redis.call('PEXPIRE', key, ttl) end
+end
+`
+
 const SOURCES = {
   /** KEYS: session. ARGV: ttlMs, then field/value pairs. A fresh record (no gateway left over). */
   mcpSessionCreate: [1, `
@@ -184,26 +214,55 @@ return 0`],
   mcpLeave: [1, `
 return redis.call('ZREM', KEYS[1], ARGV[1])`],
   /**
-   * KEYS: task, all tasks, the owner's tasks. ARGV: task JSON, ttlMs, expiresAt, now, maxTasks,
-   * maxPerOwner, taskId. 1: too many tasks; 2: too many for the owner; 0: stored.
+   * KEYS: task, all tasks, the client's tasks, bytes of all tasks, bytes of the client's tasks.
+   * ARGV: task JSON, ttlMs, expiresAt, now, maxTasks, maxPerClient, taskId, weight, maxBytes,
+   * maxBytesPerClient (-1: unbounded). 0: stored; 1: too many tasks; 2: too many for the client;
+   * 3: too many bytes; 4: too many bytes for the client.
    */
-  mcpTaskCreate: [3, `
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[4])
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[4])
+  mcpTaskCreate: [5, `${TASK_BOOKS}
+local now = ARGV[4]
+prune(KEYS[2], KEYS[4], now)
+prune(KEYS[3], KEYS[5], now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 1 end
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return 2 end
+local weight = tonumber(ARGV[8])
+local perClient = tonumber(ARGV[10])
+if perClient >= 0 and held(KEYS[5]) + weight > perClient then return 4 end
+local all = tonumber(ARGV[9])
+if all >= 0 and held(KEYS[4]) + weight > all then return 3 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[7])
-redis.call('ZADD', KEYS[3], ARGV[3], ARGV[7])
-local ttl = redis.call('PTTL', KEYS[3])
-if ttl < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[3], ARGV[2]) end
-local all = redis.call('PTTL', KEYS[2])
-if all < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
+for i = 2, 3 do
+  redis.call('ZADD', KEYS[i], ARGV[3], ARGV[7])
+  weigh(KEYS[i + 2], ARGV[7], weight)
+  keep(KEYS[i], ARGV[2])
+  keep(KEYS[i + 2], ARGV[2])
+end
 return 0`],
-  /** KEYS: task. ARGV: the JSON read, the JSON to write. 1 when replaced; 0 when it changed meanwhile or is gone. */
-  mcpTaskSwap: [1, `
+  /**
+   * KEYS: task, all tasks, the client's tasks, bytes of all tasks, bytes of the client's tasks.
+   * ARGV: the JSON read, the JSON to write, taskId, its weight, maxBytes, maxBytesPerClient (-1:
+   * unbounded), now, 1 to check the byte bounds. 1 when replaced; 0 when it changed meanwhile or
+   * is gone; 2: too many bytes; 3: too many bytes for the client (nothing written).
+   */
+  mcpTaskSwap: [5, `${TASK_BOOKS}
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local now = ARGV[7]
+prune(KEYS[2], KEYS[4], now)
+prune(KEYS[3], KEYS[5], now)
+local weight = tonumber(ARGV[4])
+if ARGV[8] == '1' then
+  local perClient = tonumber(ARGV[6])
+  local mine = weight - tonumber(redis.call('HGET', KEYS[5], ARGV[3]) or '0')
+  if perClient >= 0 and mine > 0 and held(KEYS[5]) + mine > perClient then return 3 end
+  local all = tonumber(ARGV[5])
+  local more = weight - tonumber(redis.call('HGET', KEYS[4], ARGV[3]) or '0')
+  if all >= 0 and more > 0 and held(KEYS[4]) + more > all then return 2 end
+end
 redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+-- A task pruned already (expired) has no weight left to change.
+for i = 2, 3 do
+  if redis.call('ZSCORE', KEYS[i], ARGV[3]) then weigh(KEYS[i + 2], ARGV[3], weight) end
+end
 return 1`]
 } as const
 

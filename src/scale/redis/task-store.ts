@@ -1,17 +1,22 @@
 import { createHash } from 'node:crypto'
-import { TaskLimitError } from '../../errors.js'
-import { TERMINAL_STATUSES, type StoredTask, type TaskLimits, type TaskPatch, type TaskStore } from '../../protocol/tasks/types.js'
+import {
+  taskBytes, taskBytesError, taskClient, taskLimitError, TERMINAL_STATUSES, type StoredTask, type TaskLimits, type TaskPatch, type TaskStore
+} from '../../protocol/tasks/types.js'
 import { bounded, type RedisPort } from './client.js'
 import type { Keys } from './keys.js'
 
 /** Attempts of an update that keeps losing to concurrent ones before it gives up. */
 const SWAP_ATTEMPTS = 16
 
+/** A byte bound not given: unbounded, for the scripts. */
+const UNBOUNDED = -1
+
 /**
  * Tasks in Redis, so that any instance answers `tasks/get` and `tasks/cancel`, with the semantics
- * of MemoryTaskStore: bounded overall and per owner (zsets of task ids scored by expiry, pruned on
- * each create), each task gone at `createdAt + ttlMs` (the key's PX, and `get` checks the time too),
- * another owner's task is "not found", and the first terminal status wins.
+ * of MemoryTaskStore: bounded in count and bytes overall and per client (zsets of task ids scored
+ * by expiry and hashes of their weights, pruned by the scripts), each task gone at
+ * `createdAt + ttlMs` (the key's PX, and `get` checks the time too), another owner's task is
+ * "not found", and the first terminal status wins.
  *
  * A task is one JSON string. `update` is compare-and-swap (read, patch here, swap if unchanged):
  * Lua's cjson would re-encode a tool's result (`[]` becomes `{}`), so JSON never goes through it.
@@ -26,11 +31,17 @@ export class RedisTaskStore implements TaskStore {
   async create (task: StoredTask, limits: TaskLimits): Promise<void> {
     const now = this.now()
     const expiresAt = task.createdAt + task.ttlMs
-    const keys = [this.keys.task(task.taskId), this.keys.tasks, this.keys.ownerTasks(digest(task.owner))]
-    const outcome = await this.call(() => this.redis.script('mcpTaskCreate', keys,
-      [JSON.stringify(task), Math.max(1, expiresAt - now), expiresAt, now, limits.maxTasks, limits.maxTasksPerOwner, task.taskId]))
-    if (outcome === 1) throw new TaskLimitError(`the server holds ${limits.maxTasks} tasks already; retry once some have expired`)
-    if (outcome === 2) throw new TaskLimitError(`this client has ${limits.maxTasksPerOwner} tasks already; retry once some have expired`)
+    const json = JSON.stringify(task)
+    const outcome = await this.call(() => this.redis.script('mcpTaskCreate', this.booksOf(task.taskId, task), [
+      json, Math.max(1, expiresAt - now), expiresAt, now, limits.maxTasks, limits.maxTasksPerOwner, task.taskId,
+      taskBytes(task, json), limits.maxBytes ?? UNBOUNDED, limits.maxBytesPerOwner ?? UNBOUNDED
+    ]))
+    switch (outcome) {
+      case 1: throw taskLimitError('tasks.maxTasks', limits.maxTasks, `the server holds ${limits.maxTasks} tasks already; retry once some have expired`)
+      case 2: throw taskLimitError('tasks.maxTasksPerPrincipal', limits.maxTasksPerOwner, `this client has ${limits.maxTasksPerOwner} tasks already; retry once some have expired`)
+      case 3: throw taskBytesError('tasks.maxBytes', limits)
+      case 4: throw taskBytesError('tasks.maxBytesPerPrincipal', limits)
+    }
   }
 
   async get (taskId: string, owner: string): Promise<StoredTask | undefined> {
@@ -39,7 +50,7 @@ export class RedisTaskStore implements TaskStore {
     return task === undefined || task.owner !== owner ? undefined : task
   }
 
-  async update (taskId: string, patch: TaskPatch, now: number): Promise<StoredTask | undefined> {
+  async update (taskId: string, patch: TaskPatch, now: number, limits?: TaskLimits): Promise<StoredTask | undefined> {
     const key = this.keys.task(taskId)
     for (let attempt = 0; attempt < SWAP_ATTEMPTS; attempt++) {
       const read = await this.call(() => this.redis.get(key))
@@ -48,7 +59,13 @@ export class RedisTaskStore implements TaskStore {
       if (TERMINAL_STATUSES.has(task.status)) return task
       const next: StoredTask = { ...task, ...patch, lastUpdatedAt: now }
       if ('inputRequests' in patch && patch.inputRequests === undefined) delete next.inputRequests
-      if (await this.call(() => this.redis.script('mcpTaskSwap', [key], [read, JSON.stringify(next)])) === 1) return next
+      const json = JSON.stringify(next)
+      const outcome = await this.call(() => this.redis.script('mcpTaskSwap', this.booksOf(taskId, task), [
+        read, json, taskId, taskBytes(next, json), limits?.maxBytes ?? UNBOUNDED, limits?.maxBytesPerOwner ?? UNBOUNDED, this.now(), limits === undefined ? 0 : 1
+      ]))
+      if (outcome === 1) return next
+      if (outcome === 2) throw taskBytesError('tasks.maxBytes', limits)
+      if (outcome === 3) throw taskBytesError('tasks.maxBytesPerPrincipal', limits)
     }
     /* c8 ignore next: sixteen concurrent writers in a row on one task */
     throw new Error(`task ${taskId}: too many concurrent updates`)
@@ -56,6 +73,12 @@ export class RedisTaskStore implements TaskStore {
 
   /** The connection belongs to the engine, which closes it. */
   async close (): Promise<void> {}
+
+  /** The task's key and the books it is counted in: every task's, and its client's. */
+  private booksOf (taskId: string, task: StoredTask): string[] {
+    const client = digest(taskClient(task))
+    return [this.keys.task(taskId), this.keys.tasks, this.keys.ownerTasks(client), this.keys.taskBytes, this.keys.ownerTaskBytes(client)]
+  }
 
   private live (json: string | null): StoredTask | undefined {
     if (json === null) return undefined
@@ -68,7 +91,7 @@ export class RedisTaskStore implements TaskStore {
   }
 }
 
-/** Owner keys are JSON arrays of the identity: hashed into a short, key-safe name. */
-function digest (owner: string): string {
-  return createHash('sha256').update(owner).digest('base64url').slice(0, 22)
+/** Client keys are an identity's JSON or an address: hashed into a short, key-safe name. */
+function digest (client: string): string {
+  return createHash('sha256').update(client).digest('base64url').slice(0, 22)
 }

@@ -1,12 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { scopeChallenge, type AuthGuard } from '../../auth/index.js'
 import type { JsonRpcRequest } from '../../jsonrpc/messages.js'
+import type { Caller } from '../../protocol/caller.js'
 import { InsufficientScopeDenial, RateLimitedDenial, type Refusal } from '../../protocol/authz/denials.js'
 import type { RateCounter } from '../../protocol/authz/rate.js'
 import type { ProtocolServer } from '../../protocol/protocol-server.js'
-import type { TransportKind } from '../../protocol/session.js'
 import { sendRateLimited, sendStepUp } from './replies.js'
-import { clientOf } from './session-limits.js'
 
 /** The `rateLimit` option: JSON-RPC requests per client per window. */
 export interface RequestBudget {
@@ -39,25 +38,22 @@ export class HttpDoor {
    * Answers `message` with its refusal and resolves true, or resolves false to let it through;
    * false at once (nothing awaited) on a server with neither budget nor rules.
    */
-  refuses (request: FastifyRequest, reply: FastifyReply, message: JsonRpcRequest, transport: TransportKind, protocolVersion: string | undefined): Promise<boolean> | false {
+  refuses (request: FastifyRequest, reply: FastifyReply, message: JsonRpcRequest, caller: Caller, protocolVersion: string | undefined): Promise<boolean> | false {
     if (this.budget === undefined && !this.core.registry.gated) return false
-    return this.decide(request, reply, message, transport, protocolVersion)
+    return this.decide(request, reply, message, caller, protocolVersion)
   }
 
-  private async decide (request: FastifyRequest, reply: FastifyReply, message: JsonRpcRequest, transport: TransportKind, protocolVersion: string | undefined): Promise<boolean> {
-    const client = clientOf(request)
+  private async decide (request: FastifyRequest, reply: FastifyReply, message: JsonRpcRequest, caller: Caller, protocolVersion: string | undefined): Promise<boolean> {
     const budget = this.budget
     if (budget !== undefined) {
-      const hit = await this.counter.hit(client, budget.max, budget.timeWindow)
+      const hit = await this.counter.hit(caller.client, budget.max, budget.timeWindow)
       if (hit.count > budget.max) return this.refuse(request, reply, message, new RateLimitedDenial(budget.max, budget.timeWindow, hit.resetMs))
       // What @fastify/rate-limit tells a client under its budget, so it can pace itself.
       reply.header('x-ratelimit-limit', String(budget.max))
         .header('x-ratelimit-remaining', String(budget.max - hit.count))
         .header('x-ratelimit-reset', String(Math.ceil(hit.resetMs / 1000)))
     }
-    const refusal = await this.core.screen(message, {
-      principal: request.mcpPrincipal, client, counter: this.counter, transport, protocolVersion: protocolVersion ?? ''
-    })
+    const refusal = await this.core.screen(message, caller, { protocolVersion: protocolVersion ?? '', counter: this.counter })
     return refusal === undefined ? false : this.refuse(request, reply, message, refusal)
   }
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import { MAX_TIMER_MS } from '../../util/timers.js'
+import { atDeadline } from '../../util/timers.js'
 
 /**
  * Ends a stream opened with a credential when that credential stops being valid: `res` is ended
@@ -10,18 +10,6 @@ import { MAX_TIMER_MS } from '../../util/timers.js'
  */
 export function endAtDeadline (res: ServerResponse, deadline: number | undefined, end: () => void): void {
   if (deadline === undefined) return
-  let timer: NodeJS.Timeout | undefined
-  const arm = (): void => {
-    const delay = deadline - Date.now()
-    if (delay <= 0) {
-      timer = undefined
-      end()
-      return
-    }
-    // A token valid for more than ~24.8 days: wait in steps.
-    timer = setTimeout(arm, Math.min(delay, MAX_TIMER_MS))
-    timer.unref()
-  }
-  arm()
-  res.once('close', () => { clearTimeout(timer) })
+  const cancel = atDeadline(deadline, end)
+  res.once('close', cancel)
 }

@@ -1,9 +1,11 @@
 import type { ServerResponse } from 'node:http'
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { createAuthGuard, type AuthGuard } from '../../auth/index.js'
+import type { CallerTransport } from '../../protocol/caller.js'
 import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import type { ResolvedAuthOptions, ResolvedPluginOptions } from '../../schemas/resolve.js'
 import { memoryRateCounter, redisRateCounter } from '../rate-counters.js'
+import { HttpCaller, recordBodyLength, type Forwarded } from './caller.js'
 import { createCorsPolicy } from './cors.js'
 import { HttpDoor } from './door.js'
 import { endAtDeadline } from './expiry.js'
@@ -40,6 +42,12 @@ export interface HttpPlumbing {
   readonly endWithCredential: (request: FastifyRequest, res: ServerResponse, end: () => void) => void
   /** Budgets and access rules of each JSON-RPC request before it is dispatched: 429 and 403 answered there. */
   readonly door: HttpDoor
+  /**
+   * The caller of the message `request` carries, for the dispatcher: the one place each transport
+   * says who is calling. `forwarded`: a message another instance received (scale-out), carried here
+   * by `request`, with its own principal and size.
+   */
+  readonly callerOf: (request: FastifyRequest, transport: CallerTransport, forwarded?: Forwarded) => HttpCaller
 }
 
 /**
@@ -58,8 +66,18 @@ export async function setupHttp (app: FastifyInstance, core: ProtocolServer, opt
   // poisoning refused): anything else is a 415 here even if the parent app
   // registered parsers for forms or text.
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'ignore'))
-  app.setErrorHandler(transportErrorHandler)
+  // The body's length is kept for the bounds of bytes in flight (see HttpCaller).
+  const parseJson = app.getDefaultJsonParser('error', 'ignore')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // parseAs 'string': always a string here.
+    recordBodyLength(request, body)
+    parseJson(request, body as string, done)
+  })
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    // The one bound Fastify enforces for us: counted with the others.
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') core.telemetry.limitRefusal('bodyLimit')
+    return transportErrorHandler(error, request, reply)
+  })
   // No setNotFoundHandler: without a prefix it would take over the user's 404s.
 
   const guard = createOriginGuard({ allowOrigins: options.cors?.allowOrigins, allowedHosts: options.allowedHosts })
@@ -98,7 +116,8 @@ export async function setupHttp (app: FastifyInstance, core: ProtocolServer, opt
     const principal = request.mcpPrincipal
     if (auth !== undefined && principal !== undefined) endAtDeadline(res, auth.validUntil(principal), end)
   }
-  return { routeOptions: () => routeOptions(), auth, streams, limits, url, endWithCredential, door }
+  const callerOf = (request: FastifyRequest, transport: CallerTransport, forwarded?: Forwarded): HttpCaller => new HttpCaller(request, transport, auth, forwarded)
+  return { routeOptions: () => routeOptions(), auth, streams, limits, url, endWithCredential, door, callerOf }
 }
 
 /**

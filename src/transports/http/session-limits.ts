@@ -1,10 +1,9 @@
-import { isIPv6 } from 'node:net'
 import type { FastifyRequest } from 'fastify'
 import { AtCapacityError, SessionQuotaError } from '../../errors.js'
 import type { ProtocolServer } from '../../protocol/protocol-server.js'
-import { principalKey } from '../../protocol/principal.js'
 import type { Session } from '../../protocol/session.js'
 import { MAX_TIMER_MS } from '../../util/timers.js'
+import { clientOf } from './caller.js'
 
 export interface SessionLimitsOptions {
   /** Sessions open at once, all clients together. */
@@ -108,29 +107,4 @@ export class SessionLimits {
     }
     this.arm()
   }
-}
-
-/**
- * Who a session is counted against: the verified identity with auth; without auth, the remote
- * address (Fastify's `request.ip`, which honours `trustProxy`). IPv6 addresses count by their /64
- * prefix: one host is commonly given a whole /64, so single addresses would be free to mint.
- */
-export function clientOf (request: FastifyRequest): string {
-  if (request.mcpPrincipal !== undefined) return `principal ${principalKey(request.mcpPrincipal)}`
-  return `address ${addressKey(request.ip)}`
-}
-
-/** An IPv4 address as is (IPv4-mapped IPv6 included); an IPv6 address as its /64 prefix. */
-export function addressKey (ip: string): string {
-  const bare = ip.replace(/%.*$/, '').toLowerCase()
-  if (!isIPv6(bare)) return bare
-  if (bare.startsWith('::ffff:') && bare.includes('.')) return bare.slice('::ffff:'.length)
-  const [head = '', tail] = bare.split('::')
-  const groups = (part: string): string[] => (part === '' ? [] : part.split(':'))
-  // An embedded IPv4 address (the last 32 bits) is written as one dotted part but holds two groups.
-  const width = (parts: string[]): number => parts.reduce((n, part) => n + (part.includes('.') ? 2 : 1), 0)
-  const front = groups(head)
-  const back = tail === undefined ? [] : groups(tail)
-  const all = tail === undefined ? front : [...front, ...new Array<string>(8 - width(front) - width(back)).fill('0'), ...back]
-  return `${all.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(':')}::/64`
 }

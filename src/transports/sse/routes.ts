@@ -8,6 +8,7 @@ import { samePrincipal } from '../../protocol/principal.js'
 import { Session } from '../../protocol/session.js'
 import type { ResolvedPluginOptions } from '../../schemas/resolve.js'
 import { postedMessage } from '../http/body.js'
+import type { HttpCaller } from '../http/caller.js'
 import type { HttpPlumbing } from '../http/plumbing.js'
 import type { SessionDirectory, SseReceiver } from '../scale-out/directory.js'
 import { SseStream, messageFrame } from '../http/sse-stream.js'
@@ -25,10 +26,10 @@ export function registerSseRoutes (app: FastifyInstance, core: ProtocolServer, o
   const sessions = new Map<string, Session>()
   const messageUrl = http.url(options.messageEndpoint)
 
-  const dispatch = (session: Session, classified: ClassifiedMessage, principal: FastifyRequest['mcpPrincipal'], request: FastifyRequest): void => {
+  const dispatch = (session: Session, classified: ClassifiedMessage, caller: HttpCaller, request: FastifyRequest): void => {
     // A cancel may overtake its forwarded request; kept, it cancels the request as it starts.
     if (directory.keepsCancel(session, classified)) return
-    core.dispatcher.dispatch(session, classified, principal, request.raw).catch(
+    core.dispatcher.dispatch(session, classified, caller).catch(
       /* c8 ignore next: dispatch answers every failure itself; this only keeps a bug from becoming an unhandled rejection */
       (error: unknown) => { request.log.error({ err: error }, 'MCP dispatch failed') })
     // The request is in flight now (registered synchronously).
@@ -41,7 +42,7 @@ export function registerSseRoutes (app: FastifyInstance, core: ProtocolServer, o
       if (session.state === 'ready') http.limits.established(session)
       session.lastActivity = Date.now()
       directory.used(session)
-      dispatch(session, classifyMessage(JSON.parse(json)), principal, request)
+      dispatch(session, classifyMessage(JSON.parse(json)), http.callerOf(request, 'sse', { principal, bytes: json.length }), request)
     }
   }
 
@@ -65,6 +66,7 @@ export function registerSseRoutes (app: FastifyInstance, core: ProtocolServer, o
       close: () => { stream.end() },
       transport: 'sse'
     }, request.mcpPrincipal)
+    session.client = client
     await directory.sseOpened(session, request, receiver)
     // From here on the raw response is ours; headers set by the hooks (CORS) are carried over.
     reply.hijack()
@@ -95,19 +97,20 @@ export function registerSseRoutes (app: FastifyInstance, core: ProtocolServer, o
       // rest is answered 202 once the holder has it, or 404 when no instance holds the session
       // (before any complaint about the body, as without rules).
       const forwarded = request.body === undefined ? undefined : classifyMessage(request.body)
-      if (forwarded?.kind === 'request' && await http.door.refuses(request, reply, forwarded.message, 'sse', undefined)) return reply
+      if (forwarded?.kind === 'request' && await http.door.refuses(request, reply, forwarded.message, http.callerOf(request, 'sse'), undefined)) return reply
       await directory.forward(sessionId, request)
       return await accepted(reply)
     }
     if (!samePrincipal(session.principal, request.mcpPrincipal)) throw new ForeignSessionError()
     const classified = postedMessage(request)
+    const caller = http.callerOf(request, 'sse')
     // Before the 202: a request its caller may not make is answered 403 (step-up) or 429 instead.
-    if (classified.kind === 'request' && await http.door.refuses(request, reply, classified.message, 'sse', session.protocolVersion)) return reply
+    if (classified.kind === 'request' && await http.door.refuses(request, reply, classified.message, caller, session.protocolVersion)) return reply
     // Initialized, and the client is back with more: the session is in use.
     if (session.state === 'ready') http.limits.established(session)
     directory.used(session)
     // Accepted now; the answer goes out on the event stream when the handler finishes.
-    dispatch(session, classified, request.mcpPrincipal, request)
+    dispatch(session, classified, caller, request)
     return await accepted(reply)
   }
 

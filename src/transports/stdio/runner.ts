@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import { classifyMessage, failure, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/messages.js'
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
+import { stdioCaller, type Caller } from '../../protocol/caller.js'
 import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import { StdioGeneration } from '../../protocol/modern/stdio-generation.js'
 import { unsupportedVersion } from '../../protocol/modern/errors.js'
@@ -8,7 +9,6 @@ import { readAndCheckModernRequest } from '../../protocol/modern/ladder.js'
 import { hasModernClaim } from '../../protocol/modern/meta.js'
 import { openModernSession } from '../../protocol/modern/session.js'
 import { Session, type SessionChannel } from '../../protocol/session.js'
-import type { Caller } from '../../protocol/authz/gate.js'
 import type { Refusal } from '../../protocol/authz/denials.js'
 import { cancelOf } from '../../jsonrpc/cancel.js'
 import { memoryRateCounter } from '../rate-counters.js'
@@ -70,6 +70,7 @@ export class StdioRunner {
       close: () => {},
       multiplexed: true
     })
+    this.session.client = 'stdio'
   }
 
   start (): void {
@@ -146,7 +147,9 @@ export class StdioRunner {
   private refuseOversize (): void {
     this.pending.length = 0
     this.pendingBytes = 0
-    this.session.send(failure(null, ErrorCode.InvalidRequest, `Invalid request: message larger than ${this.options.maxMessageBytes} bytes`))
+    const max = this.options.maxMessageBytes
+    this.core.telemetry.limitRefusal('maxMessageBytes')
+    this.session.send(failure(null, ErrorCode.InvalidRequest, `Invalid request: message larger than ${max} bytes`, { limit: 'maxMessageBytes', max }))
   }
 
   private handleLine (line: Buffer): void {
@@ -160,7 +163,9 @@ export class StdioRunner {
       return
     }
     const classified = classifyMessage(value)
-    this.inOrder(() => this.route(classified))
+    // stdio has no authentication (no principal): its one client is the process that started the server.
+    const caller = stdioCaller(line.length)
+    this.inOrder(() => this.route(classified, caller))
   }
 
   /**
@@ -177,20 +182,14 @@ export class StdioRunner {
   }
 
   /** One message to its generation's leg; returns the door decision when one is pending. */
-  private route (classified: ClassifiedMessage): Promise<void> | undefined {
-    if (this.generation.route(classified) === 'modern') return this.dispatchModern(classified)
-    // stdio has no authentication (no principal): its peer is the process that started the server.
-    const dispatch = (): void => { this.track(this.core.dispatcher.dispatch(this.session, classified, undefined)) }
+  private route (classified: ClassifiedMessage, caller: Caller): Promise<void> | undefined {
+    if (this.generation.route(classified) === 'modern') return this.dispatchModern(classified, caller)
+    const dispatch = (): void => { this.track(this.core.dispatcher.dispatch(this.session, classified, caller)) }
     if (classified.kind !== 'request') {
       dispatch()
       return undefined
     }
-    return this.atDoor(classified.message.id, this.core.screen(classified.message, this.caller(this.session.protocolVersion)), dispatch)
-  }
-
-  /** Who sends every request here: one client, without a principal. */
-  private caller (protocolVersion: string | undefined): Caller {
-    return { principal: undefined, client: 'stdio', counter: this.counter, transport: 'stdio', protocolVersion: protocolVersion ?? '' }
+    return this.atDoor(classified.message.id, this.core.screen(classified.message, caller, { protocolVersion: this.session.protocolVersion ?? '', counter: this.counter }), dispatch)
   }
 
   /**
@@ -224,7 +223,7 @@ export class StdioRunner {
    * session; `notifications/cancelled` (stdio keeps it) aborts one in flight.
    * Client responses have nothing to answer: this revision sends no requests.
    */
-  private dispatchModern (classified: ClassifiedMessage): Promise<void> | undefined {
+  private dispatchModern (classified: ClassifiedMessage, caller: Caller): Promise<void> | undefined {
     if (classified.kind === 'notification') {
       const cancel = cancelOf(classified)
       if (cancel !== undefined) this.modernRequests.get(cancel.requestId)?.cancelRequest(cancel.requestId, cancel.reason)
@@ -252,11 +251,11 @@ export class StdioRunner {
       return
     }
     const admitted = meta
-    return this.atDoor(message.id, this.core.screen(message, this.caller(meta.protocolVersion)), () => {
+    return this.atDoor(message.id, this.core.screen(message, caller, { protocolVersion: meta.protocolVersion, counter: this.counter }), () => {
       const session = openModernSession(this.modernChannel, undefined, admitted)
       try {
         // One process, one client: its modern requests share one maxInflightRequests.
-        this.core.beginModernRequest(session, 'stdio')
+        this.core.beginModernRequest(session, caller)
       } catch (error) {
         /* c8 ignore next: beginModernRequest throws McpError only */
         if (!(error instanceof McpError)) throw error
@@ -265,7 +264,7 @@ export class StdioRunner {
         return
       }
       this.modernRequests.set(message.id, session)
-      this.track(this.core.dispatcher.dispatch(session, classified, undefined).finally(() => {
+      this.track(this.core.dispatcher.dispatch(session, classified, caller).finally(() => {
         this.modernRequests.delete(message.id)
         this.core.endModernRequest(session)
       }))

@@ -2,8 +2,9 @@ import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import type { ClassifiedMessage, JsonRpcRequest } from '../../jsonrpc/messages.js'
+import type { Caller } from '../../protocol/caller.js'
 import type { Session } from '../../protocol/session.js'
-import type { HttpDoor } from '../http/door.js'
+import type { HttpPlumbing } from '../http/plumbing.js'
 import type { SessionDirectory, StreamableEntry } from '../scale-out/directory.js'
 import type { Acceptable } from './headers.js'
 import { modernStatusOf } from './modern-replies.js'
@@ -45,26 +46,27 @@ export function answerMode (accept: Acceptable, method: string): AnswerMode {
 export class Responder {
   private readonly core: ProtocolServer
   private readonly directory: SessionDirectory
-  private readonly door: HttpDoor
+  private readonly http: HttpPlumbing
 
-  constructor (core: ProtocolServer, directory: SessionDirectory, door: HttpDoor) {
+  constructor (core: ProtocolServer, directory: SessionDirectory, http: HttpPlumbing) {
     this.core = core
     this.directory = directory
-    this.door = door
+    this.http = http
   }
 
-  /** Answers one request as {@link answerMode} decides. */
-  async answer (request: FastifyRequest, reply: FastifyReply, entry: StreamableEntry, message: JsonRpcRequest, mode: AnswerMode): Promise<FastifyReply> {
+  /** Answers one request as {@link answerMode} decides; `caller` when the route made it already. */
+  async answer (request: FastifyRequest, reply: FastifyReply, entry: StreamableEntry, message: JsonRpcRequest, mode: AnswerMode, made?: Caller): Promise<FastifyReply> {
     const { session, channel } = entry
+    const caller = made ?? this.http.callerOf(request, 'streamable')
     // Before any stream opens: a refusal is a status (403 step-up, 429) the client can act on.
-    const refused = this.door.refuses(request, reply, message, 'streamable', session.protocolVersion)
+    const refused = this.http.door.refuses(request, reply, message, caller, session.protocolVersion)
     if (refused !== false && await refused) return reply
     const classified: ClassifiedMessage = { kind: 'request', message }
     if (mode === 'sse') {
       // From here on the raw response is ours; headers set by the hooks (CORS) are carried over.
       reply.hijack()
       channel.openRequestStream(message.id, reply.raw, reply.getHeaders() as OutgoingHttpHeaders)
-      await this.dispatch(request, session, classified)
+      await this.dispatch(request, session, classified, caller)
       channel.handlerDone(message.id)
       return reply
     }
@@ -74,7 +76,7 @@ export class Responder {
     // upgraded to an event stream, the stream decides instead (resumable with a store).
     const onClose = (): void => { if (channel.isCollecting(message.id)) session.cancelRequest(message.id, 'the client disconnected') }
     reply.raw.once('close', onClose)
-    await this.dispatch(request, session, classified)
+    await this.dispatch(request, session, classified, caller)
     reply.raw.off('close', onClose)
     // Upgraded (hijacked) while the handler ran: end the stream unless its response did.
     if (reply.sent) {
@@ -88,12 +90,15 @@ export class Responder {
     return await reply.code(status).type('application/json; charset=utf-8').send(response)
   }
 
-  /** Hands a message to the dispatcher; resolves once it is handled (a request: answered). Never rejects. */
-  async dispatch (request: FastifyRequest, session: Session, classified: ClassifiedMessage): Promise<void> {
+  /**
+   * Hands a message to the dispatcher, with its caller (made here unless the route made it);
+   * resolves once it is handled (a request: answered). Never rejects.
+   */
+  async dispatch (request: FastifyRequest, session: Session, classified: ClassifiedMessage, caller: Caller = this.http.callerOf(request, 'streamable')): Promise<void> {
     try {
       const syncing = classified.kind === 'request' ? this.directory.syncing(session, classified.message.method) : undefined
       if (syncing !== undefined) await syncing
-      const handled = this.core.dispatcher.dispatch(session, classified, request.mcpPrincipal, request.raw)
+      const handled = this.core.dispatcher.dispatch(session, classified, caller)
       // The request is in flight now (registered synchronously): a cancel that overtook it applies.
       if (classified.kind === 'request') this.directory.started(session, classified.message.id)
       await handled

@@ -7,7 +7,7 @@ import { headerMismatch } from '../../protocol/modern/errors.js'
 import { checkVersionAndMethod } from '../../protocol/modern/ladder.js'
 import { MODERN_VERSIONS, hasModernClaim, readModernMeta, type ModernMeta } from '../../protocol/modern/meta.js'
 import { openModernSession } from '../../protocol/modern/session.js'
-import { clientOf } from '../http/session-limits.js'
+import type { HttpPlumbing } from '../http/plumbing.js'
 import type { AnswerMode, Responder } from './answer.js'
 import { StreamableChannel } from './channel.js'
 import type { StreamResources } from './event-ids.js'
@@ -24,12 +24,14 @@ export class ModernRequests {
   private readonly core: ProtocolServer
   private readonly responder: Responder
   private readonly env: StreamResources
+  private readonly http: HttpPlumbing
   private readonly legacyServed: boolean
   private readonly modernServed: boolean
 
-  constructor (core: ProtocolServer, responder: Responder, env: StreamResources) {
+  constructor (core: ProtocolServer, responder: Responder, env: StreamResources, http: HttpPlumbing) {
     this.core = core
     this.responder = responder
+    this.http = http
     // No event store (no event ids, no priming, no resumption), so closing a request's stream cancels it.
     this.env = { ...env, store: undefined }
     this.legacyServed = core.modern.generations.has('legacy')
@@ -67,10 +69,11 @@ export class ModernRequests {
     // A listen stream is made of notifications before any answer: a client that takes only JSON would hear none.
     if (message.method === 'subscriptions/listen' && mode === 'json') throw new NotAcceptableError('subscriptions/listen answers with an event stream: Accept must include text/event-stream')
     const channel = new StreamableChannel(this.env)
-    const session = openModernSession(channel, request.mcpPrincipal, meta)
+    const caller = this.http.callerOf(request, 'streamable')
+    const session = openModernSession(channel, caller.principal, meta)
     channel.bind(session)
     try {
-      this.core.beginModernRequest(session, clientOf(request))
+      this.core.beginModernRequest(session, caller)
     } catch (error) {
       /* c8 ignore next: beginModernRequest throws McpError only */
       if (!(error instanceof McpError)) throw error
@@ -79,7 +82,7 @@ export class ModernRequests {
       return await reply.code(429).type('application/json; charset=utf-8').send(failure(message.id, error.code, error.message, error.data))
     }
     try {
-      return await this.responder.answer(request, reply, { session, channel }, message, mode)
+      return await this.responder.answer(request, reply, { session, channel }, message, mode, caller)
     } finally {
       this.core.endModernRequest(session)
     }

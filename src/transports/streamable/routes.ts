@@ -20,8 +20,8 @@ import { StreamableSessions } from './sessions.js'
  */
 export function registerStreamableRoutes (app: FastifyInstance, core: ProtocolServer, options: ResolvedPluginOptions, http: HttpPlumbing, endpoint: string, directory: SessionDirectory): void {
   const sessions = new StreamableSessions(core, http, directory, options)
-  const responder = new Responder(core, directory, http.door)
-  const modern = new ModernRequests(core, responder, sessions.env)
+  const responder = new Responder(core, directory, http)
+  const modern = new ModernRequests(core, responder, sessions.env, http)
   const post = new StreamablePost(options, sessions, responder, modern, directory)
   const get = new StreamableGet(sessions, http, directory)
 

@@ -49,6 +49,7 @@ export class StreamableSessions implements StreamableTable {
     const client = this.http.limits.checkRoom(request)
     const channel = this.directory.channel(this.env)
     const session = new Session(randomUUID(), channel, request.mcpPrincipal)
+    session.client = client
     channel.bind(session)
     // Counted at once (capacity), but a 'new' session receives no broadcast.
     this.core.addSession(session, request.raw)
