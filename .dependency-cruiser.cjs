@@ -38,6 +38,9 @@ module.exports = {
     layer('errors', '^src/errors\\.ts$', '^src/util/'),
     layer('telemetry', '^src/telemetry/', `^src/telemetry/|${LEAVES}`),
     layer('protocol', '^src/protocol/', `^src/(protocol|telemetry)/|${LEAVES}`),
+    // Per-operation authorization (rules, list filtering, the gate, middleware) is transport-free and
+    // needs no spans: the rest of protocol/ and the leaves only. HTTP statuses are the transports' own.
+    layer('protocol-authz', '^src/protocol/authz/', `^src/protocol/|${LEAVES}`),
     // MCP Apps and Skills sit beside the protocol, on top of it; only the entry points wire them in.
     layer('extensions', '^src/extensions/', `^src/(extensions|protocol|telemetry)/|${LEAVES}`),
     layer('auth', '^src/auth/', `^src/(auth|protocol|telemetry|schemas)/|${LEAVES}`),

@@ -58,6 +58,8 @@ export const ForbiddenOriginError = createError('FST_MCP_FORBIDDEN_ORIGIN', 'For
 export const InvalidHostError = createError('FST_MCP_INVALID_HOST', 'Bad request: %s', 400)
 export const ForeignSessionError = createError('FST_MCP_FOREIGN_SESSION', 'Forbidden: the session belongs to another principal', 403)
 export const AtCapacityError = createError('FST_MCP_AT_CAPACITY', 'Server at capacity, retry later', 503)
+/** The client is over its `rateLimit` budget, or a definition's: 429 with Retry-After and rate-limit headers. */
+export const RateLimitedError = createError<'FST_MCP_RATE_LIMITED', 429, [string]>('FST_MCP_RATE_LIMITED', '%s', 429)
 /** The client holds `maxSessionsPerClient` sessions already. */
 export const SessionQuotaError = createError('FST_MCP_SESSION_QUOTA', 'Too many sessions for this client, retry later', 429)
 export const UnsupportedProtocolVersionError = createError('FST_MCP_UNSUPPORTED_PROTOCOL_VERSION', 'Bad request: unsupported MCP-Protocol-Version %s', 400)

@@ -35,6 +35,12 @@ export type { RedisClientLike } from './scale/redis/client.js'
 export type { EventReplay, EventStore, StoredEvent } from './scale/ports.js'
 export type { ResolvedServerOptions, InvalidOptions, OptionsProblem } from './schemas/resolve.js'
 
+// Authorization (README, Authorization): access rules and budgets on definitions, operation middleware.
+export type { AccessRule, AccessPredicate, AccessContext, RateLimitRule } from './protocol/authz/rules.js'
+export type { Middleware, Operation } from './protocol/authz/middleware.js'
+export type { RateLimitOptions } from './schemas/authz.js'
+export type { TransportKind } from './protocol/session.js'
+
 // Handlers: definitions, results, and the context every handler receives.
 export type { HandlerContext, ServerRequestOptions } from './protocol/context.js'
 export type { HttpContext, HttpCredential } from './protocol/http.js'
@@ -69,7 +75,7 @@ export { InputRequiredError } from './protocol/modern/mrtr.js'
 export {
   InvalidOptionsError, InvalidDefinitionError, DuplicateDefinitionError, AlreadyStartedError, StartFailedError,
   ParseError, InvalidMessageError, MissingSessionError, UnknownSessionError, BodyTooLargeError,
-  UnsupportedMediaTypeError, NotAcceptableError, ForbiddenOriginError, ForeignSessionError, AtCapacityError,
+  UnsupportedMediaTypeError, NotAcceptableError, ForbiddenOriginError, ForeignSessionError, AtCapacityError, RateLimitedError,
   UnsupportedProtocolVersionError, MethodNotAllowedError, StreamConflictError, InvalidHostError, SessionQuotaError, NotFoundError, TaskLimitError,
   UnauthorizedError, InvalidAuthRequestError, InsufficientScopeError, AuthUnavailableError, AuthDiscoveryFailedError,
   RedisUnreachableError, ScaleUnavailableError, RouteToolNameClashError, RouteToolSchemaError, RouteToolConfigError

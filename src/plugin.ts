@@ -35,7 +35,7 @@ const mcpPlugin: FastifyPluginAsync<MCPPluginOptions> = async (fastify, rawOptio
   const options = resolvePluginOptions(rawOptions)
   // Scale-out first: its shared task store goes into the core (unless the app brought its own).
   const engine = await startScaleOut(fastify, options)
-  const core = new ProtocolServer({ ...options, taskStore: options.taskStore ?? engine?.tasks, logger: fastify.log, extensions: protocolExtensions(options.skills) })
+  const core = new ProtocolServer({ ...options, taskStore: options.taskStore ?? engine?.tasks, logger: fastify.log, extensions: protocolExtensions(options.skills), authenticated: options.auth !== undefined })
   // What was registered is checked as a whole once the app has registered it all: ready() rejects.
   fastify.addHook('onReady', async () => { core.verifyDefinitions() })
   const routes = routeTools(fastify, core, options)

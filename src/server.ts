@@ -10,6 +10,7 @@ import type {
 } from './protocol/definitions.js'
 import { protocolExtensions } from './extensions/index.js'
 import type { Registration } from './protocol/registry.js'
+import type { Middleware } from './protocol/authz/middleware.js'
 import { mountMcp, startScaleOut } from './transports/http/mount.js'
 import type { ServerOptions } from './schemas/server.js'
 import { pluginOptionsOf, resolveServerOptions, type ResolvedAuthOptions, type ResolvedServerOptions } from './schemas/resolve.js'
@@ -74,7 +75,8 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
     // Scale-out keeps tasks in Redis, which start() connects: the core gets a slot filled then.
     const { transport } = this.options
     if (transport.type === 'sse' && transport.options.scaleOut !== undefined && this.options.taskStore === undefined) this.taskSlot = new TaskStoreSlot()
-    this.core = new ProtocolServer({ ...this.options, taskStore: this.options.taskStore ?? this.taskSlot, logger, extensions: protocolExtensions(this.options.skills) })
+    const authenticated = transport.type === 'sse' && transport.options.auth !== undefined
+    this.core = new ProtocolServer({ ...this.options, taskStore: this.options.taskStore ?? this.taskSlot, logger, extensions: protocolExtensions(this.options.skills), authenticated })
   }
 
   tool<I extends TSchema | JsonSchema, O extends TSchema | JsonSchema> (definition: ToolDefinition<I, O>, handler: ToolHandler<ArgsOf<I>>): Registration {
@@ -99,6 +101,10 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
 
   skills (parentDir: string): Registration {
     return this.core.skills(parentDir)
+  }
+
+  use (middleware: Middleware): void {
+    this.core.use(middleware)
   }
 
   broadcast (notification: { method: string, params?: Record<string, unknown> }): number {

@@ -6,9 +6,10 @@ import { isAuthFailure } from './errors.js'
 import { createJwtStrategy } from './jwt.js'
 import { createOAuthStrategy } from './oauth.js'
 import { requestLogSerializer } from './redact.js'
-import { sendAuthFailure, type AuthConfig, type Strategy } from './strategy.js'
+import { scopeChallenge, sendAuthFailure, type AuthConfig, type Strategy } from './strategy.js'
 
 export type { AuthConfig } from './strategy.js'
+export { scopeChallenge } from './strategy.js'
 
 /** What the HTTP transports need from authentication. */
 export interface AuthGuard {
@@ -38,6 +39,11 @@ export interface AuthGuard {
    * tolerance); undefined when it does not expire. Streams opened with it end then.
    */
   validUntil: (principal: Principal) => number | undefined
+  /**
+   * The `WWW-Authenticate` value of a 403 step-up on `request`: `insufficient_scope`, every scope
+   * the operation needs, and (OAuth) the RFC 9728 `resource_metadata` URL.
+   */
+  scopeChallenge: (request: FastifyRequest, scopes: readonly string[]) => string
   /** Where the verified credential is read from again, for `ctx.http` (never stored by the guard). */
   credential: CredentialSource
   /** Stops pending fetches and drops the caches. */
@@ -86,6 +92,7 @@ export async function createAuthGuard (auth: AuthConfig | undefined, env: AuthGu
     },
     logSerializers: { req: requestLogSerializer(params) },
     validUntil: (principal) => principal.expiresAt === undefined ? undefined : principal.expiresAt + strategy.clockToleranceMs,
+    scopeChallenge: (request, scopes) => scopeChallenge(scopes, strategy.resourceMetadata?.(request)),
     credential: credentialSource(auth),
     async close () {
       controller.abort()

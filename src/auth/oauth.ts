@@ -154,6 +154,7 @@ export async function createOAuthStrategy (options: OAuthOptions, endpoints: rea
     },
     redactParams: ['access_token'],
     clockToleranceMs: CLOCK_TOLERANCE_MS,
+    resourceMetadata: metadataUrl,
     async registerRoutes (app: FastifyInstance, onRequest: onRequestHookHandler[]) {
       // RFC 9728 metadata, outside auth (a client reads it to learn how to authenticate): the
       // root form, and the path-suffixed form of each MCP endpoint and of `resource`. Without a

@@ -19,6 +19,8 @@ export interface Strategy {
   redactParams: readonly string[]
   /** How long after its `exp` a token is still accepted, in ms (clock skew). */
   clockToleranceMs: number
+  /** The RFC 9728 metadata URL of the resource `request` reached (`oauth`); undefined when there is none. */
+  resourceMetadata?: (request: FastifyRequest) => string | undefined
   /** Routes outside auth (RFC 9728 metadata), each behind `onRequest` (the Host guard). */
   registerRoutes?: (app: FastifyInstance, onRequest: onRequestHookHandler[]) => Promise<void>
   close: () => void
@@ -117,6 +119,17 @@ export function cacheUntil (principal: Principal, toleranceMs: number, now = Dat
  */
 export function param (name: string, value: string): string {
   return `${name}="${value.replace(/["\\]/g, '')}"`
+}
+
+/**
+ * The challenge of a step-up (MCP "Scope Challenge Handling", RFC 6750 §3.1): `scopes` is every
+ * scope the operation needs, held or not, so that one re-authorization is enough; the RFC 9728
+ * metadata URL tells the client where to get them.
+ */
+export function scopeChallenge (scopes: readonly string[], resourceMetadata?: string): string {
+  const parts = [param('error', 'insufficient_scope'), param('scope', scopes.join(' '))]
+  if (resourceMetadata !== undefined) parts.push(param('resource_metadata', resourceMetadata))
+  return `Bearer ${parts.join(', ')}`
 }
 
 /** `error` and `error_description`, only when a credential was presented (RFC 6750 §3.1). */

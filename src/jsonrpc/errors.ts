@@ -19,7 +19,18 @@ export const ErrorCode = {
   /** A server-to-client request (sampling, elicitation, roots) got no answer within `requestTimeoutMs`. */
   RequestTimeout: -32003,
   /** The session closed (client gone, server stopping) before the request was answered. */
-  ConnectionClosed: -32004
+  ConnectionClosed: -32004,
+  /**
+   * The caller lacks scopes an operation's access rule requires (HTTP: 403 with a
+   * `WWW-Authenticate: Bearer error="insufficient_scope"` challenge); `data.requiredScopes` lists
+   * every scope the operation needs, `data.missingScopes` those the caller lacks.
+   */
+  InsufficientScope: -32005,
+  /**
+   * The caller is over a rate limit (`rateLimit`; HTTP: 429 with `Retry-After`); `data.retryAfterMs`
+   * says when the budget is back, `data.limit` and `data.windowMs` what it is.
+   */
+  RateLimited: -32006
 } as const
 
 /**

@@ -7,8 +7,9 @@ export type CallerTransport = 'stdio' | 'sse' | 'streamable'
 /**
  * Who sent one message, as the transport that received it knows: handed to the dispatcher with
  * every message, so that the protocol never asks a transport anything. Everything per caller reads
- * it: `ctx.auth`, the per-client bounds (listen streams, task quotas, bytes in flight), the end of a
- * stream with the credential that opened it, telemetry's peer.
+ * it: `ctx.auth`, the access rules and rate limits (the gate, before dispatch), the per-client
+ * bounds (listen streams, task quotas, bytes in flight), the end of a stream with the credential
+ * that opened it, telemetry's peer.
  *
  * Built once per transport request (one HTTP request, one stdio line); its fields are read only by
  * the methods that need them, so an implementation may compute them lazily (`HttpCaller` does).

@@ -1,4 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox'
+import type { AccessRule, RateLimitRule } from './authz/rules.js'
 import type { HandlerContext } from './context.js'
 
 /** A plain JSON Schema object (any draft; 2020-12 when `$schema` is absent). */
@@ -91,6 +92,13 @@ export interface ToolDefinition<I extends TSchema | JsonSchema = JsonSchema, O e
    */
   ui?: ToolAppLink
   _meta?: Record<string, unknown>
+  /**
+   * Who may use it: scopes the caller's credential must hold and/or a predicate. Callers it denies do
+   * not see it in lists; default: the server's `defaultAuth`, else everyone. Never sent to clients.
+   */
+  auth?: AccessRule
+  /** A budget of calls per client for this one (counted as `rateLimit` is); default: none. */
+  rateLimit?: RateLimitRule
 }
 
 export interface ToolResult {
@@ -126,6 +134,13 @@ export interface ResourceDefinition<U extends string = string> {
   /** Argument completers for template variables (`completion/complete`). */
   complete?: { [K in keyof TemplateParams<U>]?: Completer }
   _meta?: Record<string, unknown>
+  /**
+   * Who may use it: scopes the caller's credential must hold and/or a predicate. Callers it denies do
+   * not see it in lists; default: the server's `defaultAuth`, else everyone. Never sent to clients.
+   */
+  auth?: AccessRule
+  /** A budget of reads per client for this one (counted as `rateLimit` is); default: none. */
+  rateLimit?: RateLimitRule
 }
 
 export interface ResourceResult { contents: ResourceContents[], _meta?: Record<string, unknown> }
@@ -160,6 +175,13 @@ export interface PromptDefinition<A extends readonly PromptArgument[] = readonly
   arguments?: A
   icons?: Icon[]
   _meta?: Record<string, unknown>
+  /**
+   * Who may use it: scopes the caller's credential must hold and/or a predicate. Callers it denies do
+   * not see it in lists; default: the server's `defaultAuth`, else everyone. Never sent to clients.
+   */
+  auth?: AccessRule
+  /** A budget of `prompts/get` per client for this one (counted as `rateLimit` is); default: none. */
+  rateLimit?: RateLimitRule
 }
 
 export interface PromptMessage {
@@ -231,6 +253,8 @@ export interface AppResourceDefinition {
    * them, so an app-only page may stay out of the list; it is readable either way. Default true.
    */
   listed?: boolean
+  /** Who may read the page; see {@link ResourceDefinition.auth}. Default: the server's `defaultAuth`. */
+  auth?: AccessRule
 }
 
 // ---- Skills (io.modelcontextprotocol/skills) ------------------------------------
@@ -239,6 +263,11 @@ export interface AppResourceDefinition {
 export interface SkillFolderDefinition {
   /** The skill's folder; its name must be the `name` of its `SKILL.md` frontmatter. */
   dir: string
+  /**
+   * Who may see the skill and read its files (`skills/list`, `skills/get`, directory reads and
+   * `skill://` reads alike); see {@link ResourceDefinition.auth}. Default: the server's `defaultAuth`.
+   */
+  auth?: AccessRule
 }
 
 /** A skill held in memory (`server.skill({ name, files })`). */
@@ -247,6 +276,8 @@ export interface SkillFilesDefinition {
   name: string
   /** Its files by path relative to the skill's root (`SKILL.md`, `references/FORMS.md`); text is UTF-8. */
   files: Readonly<Record<string, string | Uint8Array>>
+  /** Who may see the skill and read its files; see {@link SkillFolderDefinition.auth}. */
+  auth?: AccessRule
 }
 
 export type SkillDefinition = SkillFolderDefinition | SkillFilesDefinition

@@ -1,6 +1,8 @@
 import { failure, success, type ClassifiedMessage, type JsonRpcFailure, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from '../jsonrpc/messages.js'
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
-import { LEGACY_METHODS, MODERN_METHODS, methodsWith } from './methods/table.js'
+import { OPEN_ACCESS, requestAccess } from './authz/access.js'
+import { runChain, type Middleware, type Operation } from './authz/middleware.js'
+import { ACTS, LEGACY_METHODS, MODERN_METHODS, methodsWith } from './methods/table.js'
 import { kAfterAnswer, type MethodEnv, type MethodHandler, type ServerIdentity } from './methods/types.js'
 import { ByteLedger, limitError, limitOf, resolveLimits, type LedgerBound, type ProtocolLimits } from './limits.js'
 import { InputRequiredError } from './modern/mrtr.js'
@@ -9,6 +11,7 @@ import { RequestStateCodec, type RequestStateOptions } from './modern/request-st
 import { shapeModernResult } from './modern/shaping.js'
 import type { Caller } from './caller.js'
 import type { ListenHub } from './listen/hub.js'
+import type { Principal } from './principal.js'
 import type { Registry } from './registry.js'
 import { RequestContext } from './request-context.js'
 import type { Session } from './session.js'
@@ -16,6 +19,7 @@ import type { TaskManager } from './tasks/manager.js'
 import type { ServerOperation, Telemetry } from '../telemetry/index.js'
 import type { ErrorLogger } from '../util/logger.js'
 import { cancelOf } from '../jsonrpc/cancel.js'
+import { LATEST_PROTOCOL_VERSION } from '../jsonrpc/versions.js'
 
 /** Methods a client may call before `initialize` has been answered. */
 const BEFORE_INITIALIZE = methodsWith('beforeInitialize')
@@ -30,6 +34,8 @@ export interface DispatcherOptions extends ServerIdentity, Partial<ProtocolLimit
   telemetry?: Telemetry | undefined
   /** Handlers of the methods extensions serve, by name (filled as extensions are installed); default none. */
   extensionMethods?: ReadonlyMap<string, MethodHandler> | undefined
+  /** The operation middleware (`server.use`), in order; the dispatcher reads it live. Default none. */
+  middleware?: readonly Middleware[] | undefined
   /**
    * Bytes of requests in flight, per client and overall (the core shares it with the 2026-07-28
    * requests it admits); default: a ledger of its own from the limits.
@@ -49,12 +55,14 @@ export class Dispatcher {
   private readonly requestState: RequestStateCodec
   private readonly listen: ListenHub
   private readonly extensionMethods: ReadonlyMap<string, MethodHandler>
+  private readonly middleware: readonly Middleware[]
   private readonly inflightBytes: ByteLedger
 
   constructor (registry: Registry, options: DispatcherOptions, listen: ListenHub) {
     this.registry = registry
     this.options = options
     this.extensionMethods = options.extensionMethods ?? new Map()
+    this.middleware = options.middleware ?? []
     this.limits = resolveLimits(options)
     this.requestState = new RequestStateCodec(options.requestState)
     this.listen = listen
@@ -78,7 +86,8 @@ export class Dispatcher {
       case 'request':
         return await this.handleRequest(session, classified.message, caller, undefined)
       case 'notification':
-        return this.handleNotification(session, classified.message)
+        if (this.middleware.length === 0) return this.handleNotification(session, classified.message)
+        return await this.notificationThroughChain(session, classified.message, caller.principal)
       case 'response':
         session.receiveResponse(classified.message)
         return
@@ -93,7 +102,11 @@ export class Dispatcher {
       await operation.run(async () => { await this.handleRequest(session, classified.message, caller, operation) })
       operation.end(operation.answer === undefined)
     } else if (classified.kind === 'notification') {
-      operation.run(() => { this.handleNotification(session, classified.message) })
+      if (this.middleware.length === 0) {
+        operation.run(() => { this.handleNotification(session, classified.message) })
+      } else {
+        await operation.run(async () => { await this.notificationThroughChain(session, classified.message, caller.principal) })
+      }
       operation.end(false)
     }
   }
@@ -138,9 +151,15 @@ export class Dispatcher {
     const meta = params._meta as Record<string, unknown> | undefined
     const ctx = new RequestContext(session, request.id, inflight, meta, this.options.requestTimeoutMs, caller.principal, caller.peer)
     if (operation !== undefined) ctx.observe(operation)
-    const env: MethodEnv = { registry: this.registry, session, ctx, caller, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks, requestState: this.requestState, listen: this.listen, extensionMethods: this.extensionMethods }
+    const registry = this.registry
+    const access = registry.gated
+      ? requestAccess(registry, { principal: caller.principal, method: request.method, protocolVersion: session.protocolVersion ?? LATEST_PROTOCOL_VERSION, transport: session.transport })
+      : OPEN_ACCESS
+    const env: MethodEnv = { registry, session, ctx, caller, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks, requestState: this.requestState, listen: this.listen, extensionMethods: this.extensionMethods, access }
     try {
-      const result = await method(params, env)
+      const result = this.middleware.length === 0
+        ? await method(params, env)
+        : await this.throughChain(request.method, params, caller.principal, session, false, async (op) => await method(op.params, env)) as Record<string, unknown>
       // A cancelled request gets no answer (MCP cancellation); a closed session cannot take one.
       if (!inflight.aborted) {
         const response = success(request.id, modern ? shapeModernResult(request.method, result, this.options.modern) : result)
@@ -157,6 +176,35 @@ export class Dispatcher {
     } finally {
       session.endRequest(request.id, inflight)
       if (client !== undefined) this.inflightBytes.give(client, bytes)
+    }
+  }
+
+  /** Runs `last` inside the middleware chain, as the operation `method` with `params`. */
+  private async throughChain (method: string, params: Record<string, unknown>, principal: Principal | undefined, session: Session, notification: boolean,
+    last: (op: Operation) => Promise<Record<string, unknown> | undefined>): Promise<Record<string, unknown> | undefined> {
+    const acts = ACTS.get(method)
+    const name = acts === undefined ? undefined : params[acts === 'resource' ? 'uri' : 'name']
+    const op: Operation = {
+      method,
+      name: typeof name === 'string' ? name : undefined,
+      params,
+      principal,
+      protocolVersion: session.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+      transport: session.transport,
+      notification
+    }
+    return await runChain(this.middleware, op, last)
+  }
+
+  /** A client notification through the middleware chain; what the chain throws is logged, never answered. */
+  private async notificationThroughChain (session: Session, notification: JsonRpcNotification, principal: Principal | undefined): Promise<void> {
+    try {
+      await this.throughChain(notification.method, notification.params ?? {}, principal, session, true, async (op) => {
+        this.handleNotification(session, op.params === notification.params ? notification : { ...notification, params: op.params })
+        return undefined
+      })
+    } catch (error) {
+      this.options.logger.error({ err: error, method: notification.method, session: session.id }, 'middleware failed on a notification')
     }
   }
 

@@ -1,18 +1,22 @@
 import type { TSchema } from '@sinclair/typebox'
+import { Gate, type Screening } from './authz/gate.js'
+import type { Refusal } from './authz/denials.js'
+import type { Middleware } from './authz/middleware.js'
+import type { AccessRule } from './authz/rules.js'
 import { changeEventOf, type ChangeEvent, type ChangeListener, type ChangeRelay, LIST_CHANGED_METHODS, RESOURCE_UPDATED_METHOD } from './changes.js'
 import type {
   AppResourceDefinition, ArgsOf, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition, ResourceHandler,
   SkillDefinition, ToolDefinition, ToolHandler
 } from './definitions.js'
 import type { Caller } from './caller.js'
-import { Dispatcher, inflightBytesError } from './dispatcher.js'
+import { Dispatcher } from './dispatcher.js'
 import type { ExtensionRegistrations, ExtensionsFactory, ProtocolExtension } from './extension.js'
-import type { JsonRpcNotification } from '../jsonrpc/messages.js'
+import type { JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/messages.js'
 import { LISTEN_DEFAULTS, ListenHub, type ListenLimits } from './listen/hub.js'
 import type { ErrorLogger } from '../util/logger.js'
 import { ByteLedger, resolveLimits, type ProtocolLimits } from './limits.js'
-import { ErrorCode, McpError } from '../jsonrpc/errors.js'
 import type { CacheSettings } from './modern/caching.js'
+import { ModernInflight } from './modern/inflight.js'
 import type { ProtocolGeneration } from './modern/meta.js'
 import type { RequestStateOptions } from './modern/request-state.js'
 import { modernSettings, type ModernSettings } from './modern/settings.js'
@@ -24,9 +28,6 @@ import { MemoryTaskStore } from './tasks/memory-store.js'
 import { TASK_DEFAULTS, type TaskStore } from './tasks/types.js'
 import { Telemetry, type NetworkPeer, type TelemetrySettings } from '../telemetry/index.js'
 
-/** Clients with no modern request in flight kept (at a count of 0) before they are swept. */
-const IDLE_CLIENTS_SWEPT_AT = 1024
-
 /** The registry API shared by `MCPServer` and `app.mcp`. */
 export interface MCPRegistryApi {
   /** Registers a tool; arguments are validated against `inputSchema` before the handler runs. */
@@ -35,6 +36,12 @@ export interface MCPRegistryApi {
   resource: <U extends string>(definition: ResourceDefinition<U>, handler: ResourceHandler<U>) => Registration
   /** Registers a prompt; required arguments are checked before the handler runs. */
   prompt: <const A extends readonly PromptArgument[]>(definition: PromptDefinition<A>, handler: PromptHandler<A>) => Registration
+  /**
+   * Adds an operation middleware: `async (op, next) => result`, run around every request and
+   * notification from clients, on every transport and both protocol generations, in the order
+   * added. See `Middleware`.
+   */
+  use: (middleware: Middleware) => void
   /**
    * Registers an MCP Apps view: an HTML page at a `ui://` URI that tools link to with `ui`
    * (`io.modelcontextprotocol/ui`). Its URI and CSP origins are checked here; a tool's link to a
@@ -93,6 +100,13 @@ export interface CoreOptions extends Partial<ProtocolLimits> {
   telemetry?: Readonly<TelemetrySettings> | undefined
   /** The protocol's extensions (MCP Apps, Skills), built over the core's registry; default none. */
   extensions?: ExtensionsFactory | undefined
+  /** The rule of every definition without its own `auth` (the `defaultAuth` option); default none. */
+  defaultAuth?: Readonly<AccessRule> | undefined
+  /**
+   * Whether requests come with a verified principal (HTTP with `auth`). Without, no caller holds a
+   * scope, and the server says once at start which definitions that makes unreachable. Default false.
+   */
+  authenticated?: boolean | undefined
 }
 
 /** What a core built without extensions answers to their registration calls. */
@@ -109,29 +123,21 @@ const NO_EXTENSIONS: ExtensionRegistrations = {
  * updates and broadcasts go out through here to both generations.
  */
 export class ProtocolServer implements MCPRegistryApi {
-  readonly registry = new Registry()
+  readonly registry: Registry
   readonly dispatcher: Dispatcher
+  /** The door of every request: access rules and rate limits, before middleware and handlers. */
+  readonly gate: Gate
+  private readonly middleware: Middleware[] = []
+  private readonly authenticated: boolean
+  private readonly warn: ((details: Record<string, unknown>, message: string) => void) | undefined
   readonly sessions = new Map<string, Session>()
   /** The 2026-07-28 leg's settings: generations served, versions, serverInfo, caching. */
   readonly modern: ModernSettings
   /** The open `subscriptions/listen` streams; also the first of {@link changeListeners}. */
   readonly listen: ListenHub
   private readonly changeListeners = new Set<ChangeListener>()
-  /** Modern requests being answered (each a throwaway session), so that shutdown can abort them. */
-  private readonly modernRequests = new Map<Session, { client: string, bytes: number }>()
-  /**
-   * Modern requests in flight per client, for `maxInflightRequests`. A client's count stays in the
-   * map at 0 when its last request ends: a client sending one request at a time would otherwise
-   * delete and re-add its entry on every request, the dearest step of this bookkeeping (a Map
-   * shrinking to empty and growing again). Counts at 0 are swept when the map has grown to
-   * {@link sweepIdleAt} entries.
-   */
-  private readonly modernPerClient = new Map<string, number>()
-  /** Size of {@link modernPerClient} at which its idle clients are dropped; doubles past what stays, so sweeping is O(1) amortized. */
-  private sweepIdleAt = IDLE_CLIENTS_SWEPT_AT
-  /** Bytes of requests in flight, per client and overall: those of 2026-07-28 requests taken here, the rest by the dispatcher. */
-  private readonly inflightBytes: ByteLedger
-  private readonly limits: ProtocolLimits
+  /** Modern requests being answered (each a throwaway session), per client, so that shutdown can abort them. */
+  private readonly modernRequests: ModernInflight
   /** Tasks started by task-augmented calls, and the `tasks/*` methods. */
   readonly tasks: TaskManager
   /** Scale-out: where changes go instead of straight to this instance's sessions (see {@link setRelay}). */
@@ -144,9 +150,14 @@ export class ProtocolServer implements MCPRegistryApi {
   private readonly verifiers: Array<() => void> = []
 
   constructor (options: CoreOptions) {
+    this.registry = new Registry(options.defaultAuth)
+    this.authenticated = options.authenticated === true
+    const logger = options.logger as ErrorLogger & { warn?: (details: Record<string, unknown>, message: string) => void }
+    this.warn = logger.warn?.bind(logger)
     this.modern = modernSettings(options)
-    this.limits = resolveLimits(options)
-    this.inflightBytes = new ByteLedger(this.limits.maxInflightBytes, this.limits.maxInflightBytesPerClient)
+    const limits = resolveLimits(options)
+    // Bytes of requests in flight, per client and overall: those of 2026-07-28 requests taken here, the rest by the dispatcher.
+    const inflightBytes = new ByteLedger(limits.maxInflightBytes, limits.maxInflightBytesPerClient)
     const tasks = { ...TASK_DEFAULTS, ...options.tasks }
     this.tasks = new TaskManager({
       store: options.taskStore ?? new MemoryTaskStore(),
@@ -164,8 +175,10 @@ export class ProtocolServer implements MCPRegistryApi {
       sessions: () => this.sessionCount
     })
     this.telemetry.countStreams('listen', () => this.listen.size)
+    this.modernRequests = new ModernInflight(limits.maxInflightRequests, inflightBytes, this.telemetry)
     const extensionMethods = new Map<string, MethodHandler>()
-    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods, inflightBytes: this.inflightBytes }, this.listen)
+    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods, middleware: this.middleware, inflightBytes }, this.listen)
+    this.gate = new Gate(this.registry, this.tasks)
     const built = options.extensions?.(this.registry)
     for (const extension of built?.extensions ?? []) this.install(extension, extensionMethods)
     this.registrations = built?.registrations ?? NO_EXTENSIONS
@@ -192,6 +205,33 @@ export class ProtocolServer implements MCPRegistryApi {
    */
   verifyDefinitions (): void {
     for (const verify of this.verifiers) verify()
+    if (!this.authenticated) this.warnUnreachable()
+  }
+
+  /** Without auth no caller holds a scope: the definitions whose rule needs one cannot be used, said once. */
+  private warnUnreachable (): void {
+    const { registry } = this
+    const unreachable = [
+      ...[...registry.tools.values()].map((entry) => ['tool', entry] as const),
+      ...[...registry.prompts.values()].map((entry) => ['prompt', entry] as const),
+      ...[...registry.resources.values(), ...registry.templates.values()].map((entry) => ['resource', entry] as const)
+    ].filter(([, entry]) => (registry.ruleOf(entry)?.scopes.length ?? 0) > 0).map(([kind, entry]) => `${kind} ${entry.name}`)
+    if (unreachable.length === 0) return
+    this.warn?.({ unreachable }, `access rules require scopes, but requests carry no credential (stdio, or HTTP without auth): ${unreachable.length} definition(s) cannot be used by anyone: ${unreachable.slice(0, 10).join(', ')}${unreachable.length > 10 ? ', ...' : ''}`)
+  }
+
+  use (middleware: Middleware): void {
+    if (typeof middleware !== 'function') throw new TypeError('use() takes a middleware function: async (op, next) => result')
+    this.middleware.push(middleware)
+  }
+
+  /**
+   * The door of `request` ({@link Gate}): its refusal (missing scopes, or over a rate limit), for
+   * its transport to answer; undefined to let it through. Undefined at once on a server without
+   * rules or rate limits.
+   */
+  screen (request: JsonRpcRequest, caller: Caller, screening: Screening): Promise<Refusal | undefined> | undefined {
+    return this.gate.screen(request, caller, screening)
   }
 
   /**
@@ -225,39 +265,13 @@ export class ProtocolServer implements MCPRegistryApi {
    * tracked: stateless requests must not let one client pile up handlers without bound.
    */
   beginModernRequest (session: Session, caller: Caller): void {
-    const client = caller.client
-    const held = this.modernPerClient.get(client) ?? 0
-    const max = this.limits.maxInflightRequests
-    if (held >= max) {
-      this.telemetry.limitRefusal('maxInflightRequests')
-      throw new McpError(ErrorCode.InvalidRequest, `Too many requests in flight for this client (maxInflightRequests: ${max}); wait for answers before sending more`, { maxInflightRequests: max, limit: 'maxInflightRequests', max })
-    }
-    const bytes = caller.bytes
-    const over = this.inflightBytes.take(client, bytes)
-    if (over !== undefined) throw inflightBytesError(over, this.inflightBytes, this.telemetry)
-    session.client = client
-    if (held === 0 && this.modernPerClient.size >= this.sweepIdleAt) this.sweepIdleClients()
-    this.modernPerClient.set(client, held + 1)
-    this.modernRequests.set(session, { client, bytes })
+    this.modernRequests.begin(session, caller)
   }
 
   /** Closes a modern request's session once its answer is out, and forgets it. */
   endModernRequest (session: Session): void {
-    const taken = this.modernRequests.get(session)
-    if (taken !== undefined) {
-      this.modernRequests.delete(session)
-      this.modernPerClient.set(taken.client, (this.modernPerClient.get(taken.client) ?? 1) - 1)
-      this.inflightBytes.give(taken.client, taken.bytes)
-    }
+    this.modernRequests.end(session)
     session.close('request answered')
-  }
-
-  /** Forgets the clients with no modern request in flight. */
-  private sweepIdleClients (): void {
-    for (const [client, held] of this.modernPerClient) {
-      if (held === 0) this.modernPerClient.delete(client)
-    }
-    this.sweepIdleAt = Math.max(IDLE_CLIENTS_SWEPT_AT, 2 * this.modernPerClient.size)
   }
 
   /**
@@ -355,6 +369,6 @@ export class ProtocolServer implements MCPRegistryApi {
 
   /** Ends every session (server shutdown). */
   closeAllSessions (reason: string): void {
-    for (const session of [...this.sessions.values(), ...this.modernRequests.keys()]) session.close(reason)
+    for (const session of [...this.sessions.values(), ...this.modernRequests.sessions()]) session.close(reason)
   }
 }

@@ -5,6 +5,8 @@ import type {
   ArgsOf, Completer, JsonSchema, PromptArgument, PromptDefinition, PromptHandler, ResourceDefinition,
   ResourceHandler, ToolDefinition, ToolHandler
 } from './definitions.js'
+import type { Guarded, RuleBook } from './authz/access.js'
+import { compileRateLimit, compileRule, type CompiledRule } from './authz/rules.js'
 import { readMirroredParams, type MirroredParam } from './modern/mcp-header.js'
 import type { TaskStart, TaskSupport } from './tasks/types.js'
 import { compileUriTemplate, isUriTemplate, type UriTemplate } from './uri-template.js'
@@ -17,7 +19,7 @@ export interface Registration {
   remove: () => void
 }
 
-export interface RegisteredTool {
+export interface RegisteredTool extends Guarded {
   /** What `tools/list` sends: plain JSON, computed once. */
   readonly wire: Record<string, unknown>
   readonly validateInput: Validator
@@ -31,7 +33,7 @@ export interface RegisteredTool {
   readonly handler: ToolHandler<Record<string, unknown>>
 }
 
-export interface RegisteredResource {
+export interface RegisteredResource extends Guarded {
   readonly wire: Record<string, unknown>
   /** Whether `resources/list` shows it; an unlisted resource is readable all the same (MCP Apps, skill files). */
   readonly listed: boolean
@@ -41,7 +43,7 @@ export interface RegisteredResource {
   readonly handler: ResourceHandler<string>
 }
 
-export interface RegisteredPrompt {
+export interface RegisteredPrompt extends Guarded {
   readonly wire: Record<string, unknown>
   readonly required: readonly string[]
   readonly completers: ReadonlyMap<string, Completer>
@@ -63,12 +65,19 @@ export type ToolShaper = (definition: ToolDefinition<TSchema | JsonSchema, TSche
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
 const EMPTY_OBJECT_SCHEMA: JsonSchema = { type: 'object', properties: {} }
 
+// The keys each definition takes. Anything else is refused at registration: an unknown key would
+// otherwise go to clients as it is (a misspelt `auth` rule would be published instead of enforced).
+const TOOL_KEYS = keySet('name title description inputSchema outputSchema annotations icons execution ui _meta auth rateLimit')
+const RESOURCE_KEYS = keySet('uri name title description mimeType size annotations icons complete _meta auth rateLimit')
+const PROMPT_KEYS = keySet('name title description arguments icons _meta auth rateLimit')
+const ARGUMENT_KEYS = keySet('name title description required complete')
+
 /**
  * Holds what the server offers. Transport-agnostic: it validates definitions,
  * precomputes their wire form and validators once, and announces changes so
  * the server can send `notifications/<kind>/list_changed`.
  */
-export class Registry {
+export class Registry implements RuleBook {
   readonly tools = new Map<string, RegisteredTool>()
   readonly resources = new Map<string, RegisteredResource>()
   readonly templates = new Map<string, RegisteredResource>()
@@ -81,6 +90,33 @@ export class Registry {
   /** Run on every tool registered, in order; see {@link ToolShaper}. */
   readonly toolShapers: ToolShaper[] = []
   private readonly listeners: Array<(kind: ListKind) => void> = []
+  /** The server's `defaultAuth`: the rule of every definition without its own. */
+  readonly defaultRule: CompiledRule | undefined
+  /** Definitions registered with a rule or a rate limit of their own, by list (never decremented: see {@link gated}). */
+  private readonly ruled: Record<ListKind, number> = { tools: 0, resources: 0, prompts: 0 }
+
+  /** `defaultAuth`: checked like a definition's `auth`. */
+  constructor (defaultAuth?: unknown) {
+    this.defaultRule = compileRule(defaultAuth, 'server', 'defaultAuth')
+  }
+
+  /**
+   * True once any definition has had a rule or a rate limit, or with `defaultAuth`: requests then
+   * go through the checks. A removal does not turn it back off (a check with nothing to find is
+   * only slower), so a single property read is all a server without rules pays.
+   */
+  get gated (): boolean {
+    return this.defaultRule !== undefined || this.ruled.tools + this.ruled.resources + this.ruled.prompts > 0
+  }
+
+  /** Whether a rule may apply to an entry of `kind`'s list (its content then depends on who asks). */
+  guards (kind: ListKind): boolean {
+    return this.defaultRule !== undefined || this.ruled[kind] > 0
+  }
+
+  ruleOf (entry: Guarded): CompiledRule | undefined {
+    return entry.rule ?? this.defaultRule
+  }
 
   onChange (listener: (kind: ListKind) => void): void {
     this.listeners.push(listener)
@@ -106,19 +142,25 @@ export class Registry {
       throw new InvalidDefinitionError('tool', `name must be 1-128 characters of A-Z, a-z, 0-9, "_", "-" or "."; got ${JSON.stringify(definition.name)}`)
     }
     const name = definition.name
+    requireKnownKeys(definition, TOOL_KEYS, 'tool', name)
     if (this.tools.has(name)) throw new DuplicateDefinitionError('tool', name)
+    const rule = compileRule(definition.auth, 'tool', name)
+    const rateLimit = compileRateLimit(definition.rateLimit, 'tool', name)
     const inputSchema = definition.inputSchema === undefined ? EMPTY_OBJECT_SCHEMA : toWireSchema(requireObjectSchema(definition.inputSchema, name, 'inputSchema'))
     // Structured results may be any JSON value (2026-07-28, SEP-2106): any JSON Schema describes them.
     const outputSchema = definition.outputSchema === undefined ? undefined : toWireSchema(requireSchema(definition.outputSchema, name, 'outputSchema'))
     const mirrored = readMirroredParams(inputSchema)
     if ('problem' in mirrored) throw new InvalidDefinitionError('tool', `${name}: ${mirrored.problem}`)
     const { taskSupport, taskStart } = executionOf(definition.execution, name)
-    const { inputSchema: _i, outputSchema: _o, execution: _e, ui, ...rest } = definition
+    const { inputSchema: _i, outputSchema: _o, execution: _e, ui, auth: _a, rateLimit: _r, ...rest } = definition
     const wire: Record<string, unknown> = { ...rest, inputSchema }
     if (outputSchema !== undefined) wire.outputSchema = outputSchema
     if (ui !== undefined && this.toolShapers.length === 0) throw new InvalidDefinitionError('tool', `${name}: ui links an app, and this server has no MCP Apps extension`)
     for (const shape of this.toolShapers) shape(definition as ToolDefinition<TSchema | JsonSchema, TSchema | JsonSchema>, wire)
     this.tools.set(name, {
+      name,
+      rule,
+      rateLimit,
       wire,
       validateInput: compileValidator(inputSchema, 'arguments'),
       validateOutput: outputSchema === undefined ? undefined : compileValidator(outputSchema, 'structuredContent'),
@@ -127,6 +169,7 @@ export class Registry {
       taskStart,
       handler: handler as ToolHandler<Record<string, unknown>>
     })
+    this.count('tools', rule, rateLimit)
     return this.announce('tools', () => this.tools.delete(name))
   }
 
@@ -140,10 +183,13 @@ export class Registry {
       throw new InvalidDefinitionError('resource', `${definition.uri}: name must be a non-empty string`)
     }
     const uri: string = definition.uri
+    requireKnownKeys(definition, RESOURCE_KEYS, 'resource', uri)
     const templated = isUriTemplate(uri)
     const target = templated ? this.templates : this.resources
     if (target.has(uri)) throw new DuplicateDefinitionError('resource', uri)
-    const { uri: _u, complete, ...rest } = definition
+    const rule = compileRule(definition.auth, 'resource', uri)
+    const rateLimit = compileRateLimit(definition.rateLimit, 'resource', uri)
+    const { uri: _u, complete, auth: _a, rateLimit: _r, ...rest } = definition
     const template = templated ? compileUriTemplate(uri) : undefined
     const completers = new Map(Object.entries(complete ?? {}) as Array<[string, Completer]>)
     for (const [variable, completer] of completers) {
@@ -153,12 +199,16 @@ export class Registry {
       requireCompleter(completer, 'resource', `${uri}: complete.${variable}`)
     }
     target.set(uri, {
+      name: uri,
+      rule,
+      rateLimit,
       wire: templated ? { uriTemplate: uri, ...rest } : { uri, ...rest },
       listed: registration?.listed !== false || templated,
       template,
       completers,
       handler: handler as unknown as ResourceHandler<string>
     })
+    this.count('resources', rule, rateLimit)
     // An unlisted resource leaves the list as it was: nothing to announce.
     if (registration?.listed === false && !templated) return { remove: () => { target.delete(uri) } }
     return this.announce('resources', () => target.delete(uri))
@@ -171,12 +221,16 @@ export class Registry {
       throw new InvalidDefinitionError('prompt', 'name must be a non-empty string')
     }
     const name = definition.name
+    requireKnownKeys(definition, PROMPT_KEYS, 'prompt', name)
     if (this.prompts.has(name)) throw new DuplicateDefinitionError('prompt', name)
+    const rule = compileRule(definition.auth, 'prompt', name)
+    const rateLimit = compileRateLimit(definition.rateLimit, 'prompt', name)
     const args: readonly PromptArgument[] = definition.arguments ?? []
     if (!Array.isArray(args)) throw new InvalidDefinitionError('prompt', `${name}: arguments must be an array`)
     const completers = new Map<string, Completer>()
     const seen = new Set<string>()
     const wireArgs = args.map(({ complete, ...argument }) => {
+      if (typeof argument === 'object' && argument !== null) requireKnownKeys(argument, ARGUMENT_KEYS, 'prompt', `${name}: argument ${String(argument.name)}`)
       if (typeof argument.name !== 'string' || argument.name === '' || seen.has(argument.name)) {
         throw new InvalidDefinitionError('prompt', `${name}: every argument needs a unique non-empty name`)
       }
@@ -184,13 +238,17 @@ export class Registry {
       if (complete !== undefined) completers.set(argument.name, requireCompleter(complete, 'prompt', `${name}: argument ${argument.name}: complete`))
       return argument
     })
-    const { arguments: _a, ...rest } = definition
+    const { arguments: _a, auth: _auth, rateLimit: _r, ...rest } = definition
     this.prompts.set(name, {
+      name,
+      rule,
+      rateLimit,
       wire: { ...rest, arguments: wireArgs },
       required: args.filter((argument) => argument.required === true).map((argument) => argument.name),
       completers,
       handler: handler as unknown as PromptHandler<readonly PromptArgument[]>
     })
+    this.count('prompts', rule, rateLimit)
     return this.announce('prompts', () => this.prompts.delete(name))
   }
 
@@ -210,6 +268,10 @@ export class Registry {
     return undefined
   }
 
+  private count (kind: ListKind, rule: CompiledRule | undefined, rateLimit: unknown): void {
+    if (rule !== undefined || rateLimit !== undefined) this.ruled[kind]++
+  }
+
   private announce (kind: ListKind, remove: () => boolean): Registration {
     this.emit(kind)
     return {
@@ -221,6 +283,18 @@ export class Registry {
 
   private emit (kind: ListKind): void {
     for (const listener of this.listeners) listener(kind)
+  }
+}
+
+function keySet (keys: string): ReadonlySet<string> {
+  return new Set(keys.split(' '))
+}
+
+function requireKnownKeys (definition: object, known: ReadonlySet<string>, what: string, name: string): void {
+  for (const key of Object.keys(definition)) {
+    if (!known.has(key)) {
+      throw new InvalidDefinitionError(what, `${name}: unknown field ${JSON.stringify(key)}; a ${what} definition takes ${[...known].join(', ')}`)
+    }
   }
 }
 

@@ -35,7 +35,12 @@ export interface SessionChannel {
    * stream of its own to close, so ending a listen stream must be said in a message.
    */
   readonly multiplexed?: boolean
+  /** Which transport this is (middleware and access predicates see it); default `stdio`. */
+  readonly transport?: TransportKind
 }
+
+/** The transports a message may arrive on: what `op.transport` and an access rule's `ctx.transport` say. */
+export type TransportKind = 'stdio' | 'sse' | 'streamable'
 
 export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
@@ -132,6 +137,11 @@ export class Session {
   /** See {@link SessionChannel.multiplexed}. */
   get multiplexed (): boolean {
     return this.channel.multiplexed === true
+  }
+
+  /** The transport the session's messages arrive on. */
+  get transport (): TransportKind {
+    return this.channel.transport ?? 'stdio'
   }
 
   /** See {@link SessionChannel.closeStream}; false on transports without resumable streams. */

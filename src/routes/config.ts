@@ -1,3 +1,4 @@
+import type { AccessRule, RateLimitRule } from '../protocol/authz/rules.js'
 import type { ToolAnnotations } from '../protocol/definitions.js'
 import { isRecord } from '../util/is-record.js'
 
@@ -13,6 +14,10 @@ export interface RouteToolConfig {
   annotations?: ToolAnnotations
   /** `true`: not a tool, as with `config.mcp: false`, for a route matched by `routes.include`. */
   hidden?: boolean
+  /** Who may call the tool, as a tool definition's `auth` (docs/authorization.md). Default: the server's `defaultAuth`. */
+  auth?: AccessRule
+  /** A budget of calls per client for the tool, as a tool definition's `rateLimit`. Default: none. */
+  rateLimit?: RateLimitRule
 }
 
 /** What a route's `config.mcp` says: `mark` is its verdict (undefined: leave it to `routes`). */
@@ -22,7 +27,8 @@ export interface ReadConfig {
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
-const KEYS: ReadonlySet<string> = new Set(['name', 'title', 'description', 'annotations', 'hidden'])
+// `auth` and `rateLimit` are checked where every definition's are: the registry, at registration.
+const KEYS: ReadonlySet<string> = new Set(['name', 'title', 'description', 'annotations', 'hidden', 'auth', 'rateLimit'])
 const ANNOTATION_TYPES: Readonly<Record<string, 'string' | 'boolean'>> = {
   title: 'string', readOnlyHint: 'boolean', destructiveHint: 'boolean', idempotentHint: 'boolean', openWorldHint: 'boolean'
 }

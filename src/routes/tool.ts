@@ -52,6 +52,8 @@ export function buildRouteTool (route: RouteCandidate, method: string, config: R
   if (output !== undefined) definition.outputSchema = output
   const annotations = annotationsOf(method, config.annotations)
   if (annotations !== undefined) definition.annotations = annotations
+  if (config.auth !== undefined) definition.auth = config.auth
+  if (config.rateLimit !== undefined) definition.rateLimit = config.rateLimit
   return { definition, input: routeIn }
 }
 

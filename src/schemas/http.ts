@@ -6,6 +6,7 @@ import { LIVE, liveObject, type LiveObject } from './engine/live.js'
 import { join, type Add } from './engine/problems.js'
 import { Defaulted, Live, MiB, strict } from './engine/schema.js'
 import { AuthOptionsSchema, authRules } from './auth.js'
+import { rateLimitProperties } from './authz.js'
 import { ScaleOutOptionsSchema, scaleOutRules } from './scale-out.js'
 
 // The HTTP options: the routes, CORS, limits and timeouts shared by the plugin and the standalone
@@ -43,6 +44,7 @@ export const httpRouteProperties = {
   cors: Type.Optional(CorsOptionsSchema),
   /** Authentication of every MCP route. Unset = no authentication. */
   auth: Type.Optional(AuthOptionsSchema),
+  ...rateLimitProperties,
   /**
    * Host header values accepted besides the loopback names (`localhost`, `[::1]`, `127.x.y.z`)
    * while bound to loopback; protects against DNS rebinding. Default: none.

@@ -1,4 +1,5 @@
 import { AUTH_PATTERN_WORDS, type AuthOptionsSchema } from './auth.js'
+import { AUTHZ_PATTERN_WORDS, DEFAULT_AUTH_ALLOW } from './authz.js'
 import { resolveOptions, type OptionsRoot } from './engine/resolve.js'
 import type { Resolved } from './engine/types.js'
 import { eventStoreAt, HTTP_PATTERN_WORDS, type HttpOptionsSchema } from './http.js'
@@ -21,13 +22,13 @@ export type ResolvedPluginOptions = Resolved<typeof PluginOptionsSchema>
 export type ResolvedHttpTransportOptions = Resolved<typeof HttpOptionsSchema>
 export type ResolvedAuthOptions = Resolved<typeof AuthOptionsSchema>
 
-const PATTERN_WORDS = { ...HTTP_PATTERN_WORDS, ...AUTH_PATTERN_WORDS }
+const PATTERN_WORDS = { ...HTTP_PATTERN_WORDS, ...AUTH_PATTERN_WORDS, ...AUTHZ_PATTERN_WORDS }
 const SERVER_HTTP = ['transport', 'options']
 
 const SERVER: OptionsRoot = {
   schema: ServerOptionsSchema,
   rules: serverRules,
-  live: [TASK_STORE, redisClientAt(SERVER_HTTP), eventStoreAt(SERVER_HTTP), ...TELEMETRY_PROVIDERS],
+  live: [TASK_STORE, redisClientAt(SERVER_HTTP), eventStoreAt(SERVER_HTTP), ...TELEMETRY_PROVIDERS, DEFAULT_AUTH_ALLOW],
   foreign: [],
   patterns: PATTERN_WORDS
 }
@@ -35,7 +36,7 @@ const SERVER: OptionsRoot = {
 const PLUGIN: OptionsRoot = {
   schema: PluginOptionsSchema,
   rules: pluginRules,
-  live: [TASK_STORE, redisClientAt([]), eventStoreAt([]), ...TELEMETRY_PROVIDERS, ...ROUTE_PREDICATES],
+  live: [TASK_STORE, redisClientAt([]), eventStoreAt([]), ...TELEMETRY_PROVIDERS, ...ROUTE_PREDICATES, DEFAULT_AUTH_ALLOW],
   foreign: FASTIFY_REGISTER_KEYS,
   patterns: PATTERN_WORDS
 }

@@ -3,6 +3,7 @@ import { DEFAULT_LIMITS } from '../protocol/limits.js'
 import { isRecord } from '../util/is-record.js'
 import { join, type Add, type OptionsProblem } from './engine/problems.js'
 import { Defaulted, MiB, strict } from './engine/schema.js'
+import { authzProperties } from './authz.js'
 import { cacheProperties } from './cache.js'
 import { HttpOptionsSchema, httpRules, listenerRules } from './http.js'
 import { listenProperties } from './listen.js'
@@ -78,7 +79,8 @@ export const serverProperties = {
   ...requestStateProperties,
   ...listenProperties,
   ...telemetryProperties,
-  ...skillsProperties
+  ...skillsProperties,
+  ...authzProperties
 }
 
 const StdioTransportSchema = Type.Object({ type: Type.Literal('stdio') }, strict)

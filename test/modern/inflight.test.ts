@@ -118,7 +118,7 @@ t.test('clients with nothing in flight are forgotten in bulk; each client keeps 
   }
   for (let i = 0; i < 3000; i++) core.endModernRequest(begin(`client-${i}`))
   // The per-client counts are private; their bound is the point of the sweep, so it is read here.
-  const counts = (core as unknown as { modernPerClient: Map<string, number> }).modernPerClient
+  const counts = (core as unknown as { modernRequests: { perClient: Map<string, number> } }).modernRequests.perClient
   t.ok(counts.size <= 1025, `3,000 clients come and go; ${counts.size} counts kept`)
   const held = begin('client-7')
   t.throws(() => begin('client-7'), { code: -32600, data: { maxInflightRequests: 1 } }, 'a client at its bound is refused')

@@ -10,7 +10,7 @@ t.test('the package root exports exactly the chosen runtime names', async (t) =>
     'DuplicateDefinitionError', 'ErrorCode', 'ForbiddenOriginError', 'ForeignSessionError', 'InputRequiredError', 'InsufficientScopeError',
     'InvalidAuthRequestError', 'InvalidDefinitionError', 'InvalidHostError', 'InvalidMessageError', 'InvalidOptionsError', 'MCPServer', 'McpError', 'MemoryTaskStore',
     'MethodNotAllowedError', 'MissingSessionError', 'NotAcceptableError', 'NotFoundError', 'ParseError', 'PluginOptionsSchema',
-    'RedisUnreachableError', 'RouteToolConfigError', 'RouteToolNameClashError', 'RouteToolSchemaError', 'ScaleUnavailableError', 'ServerOptionsSchema', 'SessionQuotaError', 'StartFailedError', 'StreamConflictError', 'TaskLimitError', 'Type', 'UnauthorizedError', 'UnknownSessionError',
+    'RateLimitedError', 'RedisUnreachableError', 'RouteToolConfigError', 'RouteToolNameClashError', 'RouteToolSchemaError', 'ScaleUnavailableError', 'ServerOptionsSchema', 'SessionQuotaError', 'StartFailedError', 'StreamConflictError', 'TaskLimitError', 'Type', 'UnauthorizedError', 'UnknownSessionError',
     'UnsupportedMediaTypeError', 'UnsupportedProtocolVersionError', 'default', 'mcp', 'principalKey', 'samePrincipal'
   ])
   t.equal(api.default, mcp, 'the default export is the plugin, as Fastify plugins have it')

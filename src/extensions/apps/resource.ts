@@ -8,7 +8,7 @@ import { checkCsp, invalid } from './csp.js'
 
 const UI_URI = /^ui:\/\/[^\s]+$/
 const PERMISSIONS = ['camera', 'microphone', 'geolocation', 'clipboardWrite'] as const
-const KEYS = new Set(['uri', 'name', 'title', 'description', 'html', 'file', 'csp', 'permissions', 'domain', 'prefersBorder', 'listed'])
+const KEYS = new Set(['uri', 'name', 'title', 'description', 'html', 'file', 'csp', 'permissions', 'domain', 'prefersBorder', 'listed', 'auth'])
 
 /** An app page as the registry takes it: the resource, how it is read, and whether it is listed. */
 export interface AppPage {
@@ -48,6 +48,7 @@ export function appPageOf (input: AppResourceDefinition): AppPage {
   if (input.title !== undefined) definition.title = input.title
   if (input.description !== undefined) definition.description = input.description
   if (meta !== undefined) definition._meta = meta
+  if (input.auth !== undefined) definition.auth = input.auth
   const handler: ResourceHandler<string> = async (requested) => {
     const text = await page()
     return { contents: [meta === undefined ? { uri: requested, mimeType: APP_MIME_TYPE, text } : { uri: requested, mimeType: APP_MIME_TYPE, text, _meta: meta }] }

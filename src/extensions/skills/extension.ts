@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { DuplicateDefinitionError, InvalidDefinitionError } from '../../errors.js'
-import type { SkillDefinition } from '../../protocol/definitions.js'
+import type { AccessRule } from '../../protocol/authz/rules.js'
+import type { ResourceDefinition, SkillDefinition } from '../../protocol/definitions.js'
 import type { ProtocolExtension } from '../../protocol/extension.js'
 import type { Registration, Registry } from '../../protocol/registry.js'
 import { isRecord } from '../../util/is-record.js'
@@ -11,6 +12,16 @@ import { skillMethods } from './methods.js'
 import { buildSkill, SKILL_MD, type Skill, type SkillFile } from './skill.js'
 
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills'
+
+const FOLDER_KEYS = new Set(['dir', 'auth'])
+const FILES_KEYS = new Set(['name', 'files', 'auth'])
+
+/** A skill definition takes only its own keys (a misspelt `auth` must not pass unnoticed). */
+function requireKeys (definition: object, known: ReadonlySet<string>, where: string): void {
+  for (const key of Object.keys(definition)) {
+    if (!known.has(key)) throw new InvalidDefinitionError('skill', `${where}: unknown field ${JSON.stringify(key)}; a skill takes ${[...known].join(', ')}`)
+  }
+}
 
 /**
  * Skills (`io.modelcontextprotocol/skills`, SEP-2640): agent skills published as `skill://`
@@ -40,15 +51,18 @@ export class SkillsExtension implements ProtocolExtension {
 
   skill (definition: SkillDefinition): Registration {
     if (!isRecord(definition)) throw new InvalidDefinitionError('skill', 'the definition must be an object: { dir } or { name, files }')
+    const auth = (definition as { auth?: AccessRule }).auth
     if ('dir' in definition) {
       const { dir } = definition
       if (typeof dir !== 'string' || dir === '') throw new InvalidDefinitionError('skill', 'dir must be a path')
-      return this.fromFolder(resolve(dir))
+      requireKeys(definition, FOLDER_KEYS, dir)
+      return this.fromFolder(resolve(dir), auth)
     }
     const { name, files } = definition as { name?: unknown, files?: unknown }
     if (typeof name !== 'string' || name === '') throw new InvalidDefinitionError('skill', 'give { dir } or { name, files }: name must be a non-empty string')
+    requireKeys(definition, FILES_KEYS, name)
     if (!isRecord(files)) throw new InvalidDefinitionError('skill', `${name}: files must be an object of path to text or bytes`)
-    return this.publish(name, () => buildSkill(name, skillFilesOf(files, this.settings)))
+    return this.publish(name, () => buildSkill(name, skillFilesOf(files, this.settings)), name, auth)
   }
 
   skills (parentDir: string): Registration {
@@ -68,13 +82,13 @@ export class SkillsExtension implements ProtocolExtension {
     return { remove: () => { for (const registration of registrations) registration.remove() } }
   }
 
-  private fromFolder (dir: string): Registration {
+  private fromFolder (dir: string, auth?: AccessRule): Registration {
     if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) throw new InvalidDefinitionError('skill', `${dir} is not a folder`)
-    return this.publish(basename(dir), () => buildSkill(basename(dir), readSkillFolder(dir, this.settings)), dir)
+    return this.publish(basename(dir), () => buildSkill(basename(dir), readSkillFolder(dir, this.settings)), dir, auth)
   }
 
   /** Builds the skill (its errors name it) and registers it and its files, all or none. */
-  private publish (name: string, build: () => Skill, where = name): Registration {
+  private publish (name: string, build: () => Skill, where: string, auth: AccessRule | undefined): Registration {
     let skill: Skill
     try {
       skill = build()
@@ -84,7 +98,7 @@ export class SkillsExtension implements ProtocolExtension {
     if (this.skillsByName.has(skill.name)) throw new DuplicateDefinitionError('skill', skill.name)
     const files: Registration[] = []
     try {
-      for (const file of skill.files) files.push(this.registerFile(skill, file))
+      for (const file of skill.files) files.push(this.registerFile(skill, file, auth))
     } catch (error) {
       for (const registration of files) registration.remove()
       throw error
@@ -105,12 +119,14 @@ export class SkillsExtension implements ProtocolExtension {
    * A file as a resource: `SKILL.md` listed under the frontmatter's name and description (SEP-2640,
    * Resource Metadata), the others readable but unlisted. The content is what was digested.
    */
-  private registerFile (skill: Skill, file: SkillFile): Registration {
+  private registerFile (skill: Skill, file: SkillFile, auth: AccessRule | undefined): Registration {
     const manifest = file.uri === skill.uri
     const content = file.text === undefined ? { uri: file.uri, mimeType: file.mimeType, blob: file.bytes } : { uri: file.uri, mimeType: file.mimeType, text: file.text }
-    const definition = manifest
+    const definition: ResourceDefinition = manifest
       ? { uri: file.uri, name: skill.name, description: skill.frontmatter.description, mimeType: file.mimeType, size: file.bytes.length }
       : { uri: file.uri, name: file.path, mimeType: file.mimeType, size: file.bytes.length }
+    // Every file of the skill under the skill's rule: reading one is using the skill.
+    if (auth !== undefined) definition.auth = auth
     return this.registry.resource(definition, async () => ({ contents: [content] }), { listed: manifest })
   }
 }

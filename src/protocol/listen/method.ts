@@ -26,7 +26,7 @@ import { ownerKey } from '../tasks/owner.js'
  *   message (a cancel for a request already answered is to be ignored).
  *   Over HTTP the result ends the request's own stream and nothing follows it.
  */
-export const listen: MethodHandler = async (params, { session, ctx, caller, registry, limits, listen: hub, tasks }) => {
+export const listen: MethodHandler = async (params, { session, ctx, caller, registry, limits, listen: hub, tasks, access }) => {
   // The whole request stays in memory as long as the stream is open: its size is bounded first.
   const maxBytes = hub.limits.maxRequestBytes
   if (caller.bytes > maxBytes) {
@@ -35,6 +35,16 @@ export const listen: MethodHandler = async (params, { session, ctx, caller, regi
   const bounds = { maxResourceSubscriptions: hub.limits.maxResourceSubscriptions, maxUriBytes: limits.maxUriBytes, maxTaskIds: tasks.maxTasksPerOwner }
   const asked = parseListenFilter(params, bounds)
   const filter = honouredFilter(asked, registry)
+  if (access.gated && filter.resourceSubscriptions !== undefined) {
+    // Only what the caller may read: a URI it may not is left out, as one nothing serves.
+    const readable = await Promise.all(filter.resourceSubscriptions.map(async (uri) => {
+      const found = registry.findResource(uri)
+      return found !== undefined && await access.shows(found.resource)
+    }))
+    const kept = filter.resourceSubscriptions.filter((_uri, i) => readable[i])
+    if (kept.length > 0) filter.resourceSubscriptions = kept
+    else delete filter.resourceSubscriptions
+  }
   if (asked.taskIds !== undefined) {
     // SEP-2663: task notifications are for clients that declared the extension (MUST -32021 otherwise).
     if (!clientDeclaresTasks(session)) throw missingTasksCapability('notifications/tasks (params.notifications.taskIds)')

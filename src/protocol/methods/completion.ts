@@ -5,7 +5,7 @@ import { optionalObject, requireString, requireUri, type MethodHandler } from '.
 const MAX_VALUES = 100
 
 /** `completion/complete`: suggestions for a prompt argument or a template variable. */
-export const complete: MethodHandler = async (params, { registry, limits }) => {
+export const complete: MethodHandler = async (params, { registry, limits, access }) => {
   const ref = optionalObject(params, 'ref')
   const argument = optionalObject(params, 'argument')
   if (ref === undefined || argument === undefined) throw new McpError(ErrorCode.InvalidParams, 'params.ref and params.argument are required')
@@ -16,11 +16,12 @@ export const complete: MethodHandler = async (params, { registry, limits }) => {
   let completer: Completer | undefined
   if (ref.type === 'ref/prompt') {
     const prompt = registry.prompts.get(requireString(ref, 'name'))
-    if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, 'Unknown prompt')
+    // One the caller may not use completes as one that does not exist.
+    if (prompt === undefined || !await access.reach(prompt)) throw new McpError(ErrorCode.InvalidParams, 'Unknown prompt')
     completer = prompt.completers.get(argumentName)
   } else if (ref.type === 'ref/resource') {
     const template = registry.templates.get(requireUri(ref, 'uri', limits))
-    if (template === undefined) throw new McpError(ErrorCode.InvalidParams, 'Unknown resource template')
+    if (template === undefined || !await access.reach(template)) throw new McpError(ErrorCode.InvalidParams, 'Unknown resource template')
     completer = template.completers.get(argumentName)
   } else {
     throw new McpError(ErrorCode.InvalidParams, 'params.ref.type must be ref/prompt or ref/resource')

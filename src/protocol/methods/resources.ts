@@ -1,22 +1,21 @@
 import type { ResourceContents, ResourceResult } from '../definitions.js'
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
-import { paginate } from '../pagination.js'
+import { listPage, privateOnModern } from '../authz/lists.js'
 import { shapeDescriptor } from '../../jsonrpc/versions.js'
 import type { Session } from '../session.js'
-import { requireUri, type MethodHandler } from './types.js'
+import type { Registry } from '../registry.js'
+import { requireUri, type MethodEnv, type MethodHandler } from './types.js'
 import { shallowCopy } from '../../util/shallow-copy.js'
 
-export const listResources: MethodHandler = (params, { registry, session, server }) => {
-  const { page, nextCursor } = paginate(registry.listedResources(), params.cursor, server.pageSize)
-  const resources = page.map((resource) => shapeDescriptor(resource.wire, session.protocolVersion as string))
+export const listResources: MethodHandler = (params, env) => listPage('resources', env.registry.listedResources(), params, env, (page, nextCursor) => {
+  const resources = page.map((resource) => shapeDescriptor(resource.wire, env.session.protocolVersion as string))
   return nextCursor === undefined ? { resources } : { resources, nextCursor }
-}
+})
 
-export const listResourceTemplates: MethodHandler = (params, { registry, session, server }) => {
-  const { page, nextCursor } = paginate(registry.templates.values(), params.cursor, server.pageSize)
-  const resourceTemplates = page.map((template) => shapeDescriptor(template.wire, session.protocolVersion as string))
+export const listResourceTemplates: MethodHandler = (params, env) => listPage('resources', env.registry.templates.values(), params, env, (page, nextCursor) => {
+  const resourceTemplates = page.map((template) => shapeDescriptor(template.wire, env.session.protocolVersion as string))
   return nextCursor === undefined ? { resourceTemplates } : { resourceTemplates, nextCursor }
-}
+})
 
 /** -32002 on the legacy revisions; 2026-07-28 (SEP-2164) made it -32602 and forbids -32002. */
 function notFound (uri: string, session: Session): McpError {
@@ -24,9 +23,21 @@ function notFound (uri: string, session: Session): McpError {
   return new McpError(code, 'Resource not found', { uri: uri.slice(0, 2048) })
 }
 
-export const readResource: MethodHandler = async (params, { registry, ctx, limits, session }) => {
-  const uri = requireUri(params, 'uri', limits)
+/**
+ * The resource `uri` names, when this caller may use it: a resource hidden from the caller by its
+ * rule is not found, exactly as one that does not exist; missing scopes throw -32005.
+ */
+async function reachable (uri: string, { registry, access }: MethodEnv): Promise<ReturnType<Registry['findResource']>> {
   const found = registry.findResource(uri)
+  if (found === undefined) return undefined
+  const reach = access.reach(found.resource)
+  return reach === true || await reach ? found : undefined
+}
+
+export const readResource: MethodHandler = async (params, env) => {
+  const { ctx, limits, session } = env
+  const uri = requireUri(params, 'uri', limits)
+  const found = env.access.gated ? await reachable(uri, env) : env.registry.findResource(uri)
   if (found === undefined) throw notFound(uri, session)
   ctx.params = found.params
   const result: ResourceResult = await found.resource.handler(uri, ctx as never)
@@ -35,7 +46,8 @@ export const readResource: MethodHandler = async (params, { registry, ctx, limit
   }
   const shaped = shallowCopy(result)
   shaped.contents = result.contents.map((item) => normalizeContents(item, uri, found.resource.wire.mimeType))
-  return shaped
+  // Whether it is served depends on who asks: a shared cache must not serve it to anyone else.
+  return env.registry.ruleOf(found.resource) === undefined ? shaped : privateOnModern(shaped, env)
 }
 
 /** Fills the URI and MIME type a handler left out and base64-encodes binary data. */
@@ -52,9 +64,10 @@ function normalizeContents (item: ResourceContents, requestedUri: string, mimeTy
   return normalized
 }
 
-export const subscribe: MethodHandler = (params, { registry, session, limits }) => {
+export const subscribe: MethodHandler = async (params, env) => {
+  const { session, limits } = env
   const uri = requireUri(params, 'uri', limits)
-  if (registry.findResource(uri) === undefined) throw notFound(uri, session)
+  if (await reachable(uri, env) === undefined) throw notFound(uri, session)
   const max = limits.maxSubscriptions
   if (session.subscriptions.size >= max && !session.subscriptions.has(uri)) {
     throw new McpError(ErrorCode.InvalidRequest, `this session holds ${max} subscriptions (maxSubscriptions); unsubscribe first`, { maxSubscriptions: max, limit: 'maxSubscriptions', max })

@@ -27,6 +27,12 @@ export interface MethodRow {
    */
   readonly mcpNameFrom?: string
   /**
+   * The definition the request acts on, named by `params.name` (a tool, a prompt) or `params.uri`
+   * (a resource: a fixed URI or the template it matches). Its access rule and rate limit are checked
+   * before the request runs (`authz/gate.ts`), and middleware sees the name as `op.name`.
+   */
+  readonly acts?: ActsOn
+  /**
    * On 2026-07-28 the handler may answer `input_required`: it runs inside multi-round-trip handling
    * (`modern/mrtr.ts`). Legacy sessions call the bare handler (their asks are live requests).
    */
@@ -39,6 +45,9 @@ export interface MethodRow {
    */
   readonly syncedAcrossInstances?: true
 }
+
+/** What kind of definition a request acts on: see {@link MethodRow.acts}. */
+export type ActsOn = 'tool' | 'prompt' | 'resource'
 
 const BOTH = ['modern', 'legacy'] as const
 
@@ -58,14 +67,14 @@ export const METHOD_TABLE = {
   'logging/setLevel': { handler: setLevel, generations: ['legacy'], syncedAcrossInstances: true },
   'server/discover': { handler: discover, generations: ['modern'], cacheable: true },
   'tools/list': { handler: listTools, generations: BOTH, cacheable: true },
-  'tools/call': { handler: callTool, generations: BOTH, mcpNameFrom: 'name', inputRequests: true },
+  'tools/call': { handler: callTool, generations: BOTH, mcpNameFrom: 'name', acts: 'tool', inputRequests: true },
   'resources/list': { handler: listResources, generations: BOTH, cacheable: true },
   'resources/templates/list': { handler: listResourceTemplates, generations: BOTH, cacheable: true },
-  'resources/read': { handler: readResource, generations: BOTH, mcpNameFrom: 'uri', inputRequests: true, cacheable: true },
-  'resources/subscribe': { handler: subscribe, generations: ['legacy'], syncedAcrossInstances: true },
+  'resources/read': { handler: readResource, generations: BOTH, mcpNameFrom: 'uri', acts: 'resource', inputRequests: true, cacheable: true },
+  'resources/subscribe': { handler: subscribe, generations: ['legacy'], acts: 'resource', syncedAcrossInstances: true },
   'resources/unsubscribe': { handler: unsubscribe, generations: ['legacy'], syncedAcrossInstances: true },
   'prompts/list': { handler: listPrompts, generations: BOTH, cacheable: true },
-  'prompts/get': { handler: getPrompt, generations: BOTH, mcpNameFrom: 'name', inputRequests: true },
+  'prompts/get': { handler: getPrompt, generations: BOTH, mcpNameFrom: 'name', acts: 'prompt', inputRequests: true },
   'completion/complete': { handler: complete, generations: BOTH },
   // The Tasks extension (io.modelcontextprotocol/tasks, SEP-2663); tasks/result and tasks/list are gone
   // from it. Task methods name their task, so a balancer can route to the instance running it.
@@ -77,7 +86,7 @@ export const METHOD_TABLE = {
   // on both generations; directory/read only with `skills.directoryRead`. Their 2026-07-28 results
   // are cacheable like the lists and reads they stand beside.
   'skills/list': { handler: servedByExtension('skills/list'), generations: BOTH, cacheable: true },
-  'skills/get': { handler: servedByExtension('skills/get'), generations: BOTH, cacheable: true },
+  'skills/get': { handler: servedByExtension('skills/get'), generations: BOTH, acts: 'resource', cacheable: true },
   'resources/directory/read': { handler: servedByExtension('resources/directory/read'), generations: BOTH, cacheable: true }
 } as const satisfies Readonly<Record<string, MethodRow>>
 
@@ -111,6 +120,11 @@ function handlersOf (generation: ProtocolGeneration): ReadonlyMap<string, Method
 export const MODERN_METHODS = handlersOf('modern')
 /** The methods of a session opened by `initialize`. */
 export const LEGACY_METHODS = handlersOf('legacy')
+
+/** What each method that acts on a definition acts on; see {@link MethodRow.acts}. */
+export const ACTS: ReadonlyMap<string, ActsOn> = new Map(
+  ROWS.flatMap(([name, row]) => row.acts === undefined ? [] : [[name, row.acts] as const])
+)
 
 /** Where `Mcp-Name` comes from, per method: the params field it mirrors. */
 export const MCP_NAME_FROM: Readonly<Record<string, string>> = Object.freeze(Object.fromEntries(

@@ -1,13 +1,14 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import type { ToolResult } from '../definitions.js'
-import { paginate } from '../pagination.js'
+import { listPage } from '../authz/lists.js'
 import { shapeDescriptor, supports } from '../../jsonrpc/versions.js'
 import type { HandlerContext } from '../context.js'
 import type { RegisteredTool } from '../registry.js'
 import { clientDeclaresTasks, isModernRequest, missingTasksCapability } from '../tasks/methods.js'
 import { ownerKey } from '../tasks/owner.js'
 import { TaskContext, type TaskOrigin } from '../tasks/task-context.js'
-import type { NewTask, TaskManager } from '../tasks/manager.js'
+import type { TaskManager } from '../tasks/manager.js'
+import type { NewTask } from '../tasks/run.js'
 import type { StoredTask } from '../tasks/types.js'
 import type { RequestContext } from '../request-context.js'
 import { isRetryLater } from '../retry-later.js'
@@ -17,11 +18,12 @@ import { isRecord } from '../../util/is-record.js'
 import { shallowCopy } from '../../util/shallow-copy.js'
 import type { ErrorLogger } from '../../util/logger.js'
 
-export const listTools: MethodHandler = (params, { registry, session, server }) => {
-  const version = session.protocolVersion as string
-  const { page, nextCursor } = paginate(registry.tools.values(), params.cursor, server.pageSize)
-  const tools = page.map((tool) => shapeDescriptor(tool.wire, version))
-  return nextCursor === undefined ? { tools } : { tools, nextCursor }
+export const listTools: MethodHandler = (params, env) => {
+  const version = env.session.protocolVersion as string
+  return listPage('tools', env.registry.tools.values(), params, env, (page, nextCursor) => {
+    const tools = page.map((tool) => shapeDescriptor(tool.wire, version))
+    return nextCursor === undefined ? { tools } : { tools, nextCursor }
+  })
 }
 
 function toolError (text: string): Record<string, unknown> {
@@ -34,10 +36,12 @@ function toolError (text: string): Record<string, unknown> {
  * A tool with task support called by a client that declared the Tasks
  * extension answers with a task handle and runs detached (SEP-2663).
  */
-export const callTool: MethodHandler = async (params, { registry, ctx, caller, session, logger, tasks }) => {
+export const callTool: MethodHandler = async (params, { registry, ctx, caller, session, logger, tasks, access }) => {
   const name = requireString(params, 'name')
   const tool = registry.tools.get(name)
-  if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 128)}`)
+  // A tool hidden from this caller by its rule is answered exactly as one that does not exist.
+  const reach = tool === undefined ? false : access.reach(tool)
+  if (tool === undefined || (reach !== true && !await reach)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 128)}`)
   const asTask = tool.taskSupport !== 'forbidden' && clientDeclaresTasks(session)
   if (tool.taskSupport === 'required' && !asTask) {
     throw isModernRequest(session)
@@ -58,7 +62,7 @@ export const callTool: MethodHandler = async (params, { registry, ctx, caller, s
   if (tool.taskStart === 'handler') return await runUntilTask({ name, tool, args, ctx, tasks, owner, origin, logger, version })
   const task = await tasks.start(owner, async (run) => {
     return await runTool(name, tool, args, new TaskContext(run, origin), session.id, logger, version)
-  })
+  }, name)
   return { ...taskFields(task), resultType: 'task' }
 }
 
@@ -92,7 +96,7 @@ async function runUntilTask ({ name, tool, args, ctx, tasks, owner, origin, logg
     created = await tasks.start(owner, async (taskRun) => {
       taskCtx = new TaskContext(taskRun, origin)
       return await run
-    })
+    }, name)
     announce()
     return taskCtx as TaskContext
   }

@@ -1,3 +1,4 @@
+import type { RequestAccess } from '../authz/access.js'
 import type { Caller } from '../caller.js'
 import type { ListenHub } from '../listen/hub.js'
 import type { Registry } from '../registry.js'
@@ -38,6 +39,8 @@ export interface MethodEnv {
   listen: ListenHub
   /** Handlers of the methods extensions serve (Skills), by name; their rows are in the method table. */
   extensionMethods: ReadonlyMap<string, MethodHandler>
+  /** The access rules as this request's caller meets them: what it may use, what its lists show. */
+  access: RequestAccess
 }
 
 /**

@@ -3,6 +3,7 @@ import { TaskLimitError } from '../../errors.js'
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import type { ErrorLogger } from '../../util/logger.js'
 import { limitError } from '../limits.js'
+import { requestsOf, type NewTask, type PendingInput, type Running, type TaskRun } from './run.js'
 import { TERMINAL_STATUSES, type StoredTask, type TaskInputRequest, type TaskLimitName, type TaskLimits, type TaskPatch, type TaskStore } from './types.js'
 
 export interface TaskManagerOptions {
@@ -15,44 +16,6 @@ export interface TaskManagerOptions {
   logger: ErrorLogger
   /** Told of every refusal past a bound (`tasks.maxTasks`...), for telemetry. */
   onLimit?: ((limit: string) => void) | undefined
-}
-
-/** Who a new task belongs to, and what it costs. */
-export interface NewTask {
-  /** Who may see it (`ownerKey`). */
-  owner: string
-  /** Who it counts against: the caller's client key (its identity, or its address without auth). */
-  client: string
-  /** Bytes of the request that started it, held by its work while it runs. */
-  inputBytes: number
-}
-
-/** What a task's handler may do besides returning: wait for client input, say how it is going. */
-export interface TaskRun {
-  readonly taskId: string
-  readonly signal: AbortSignal
-  /** Puts the task in `input_required` until the client answers this request through `tasks/update`. */
-  requestInput: (request: TaskInputRequest, signal?: AbortSignal) => Promise<Record<string, unknown>>
-  /** Sets the task's `statusMessage`. */
-  setStatusMessage: (message: string) => void
-}
-
-interface PendingInput {
-  request: TaskInputRequest
-  resolve: (value: Record<string, unknown>) => void
-  reject: (error: unknown) => void
-}
-
-/** A task whose work runs in this process. */
-interface Running {
-  readonly controller: AbortController
-  readonly outstanding: Map<string, PendingInput>
-  nextKey: number
-  /** Store writes of one task, in order: an answer must not overtake the `input_required` it answers. */
-  lane: Promise<unknown>
-  /** A terminal status has been written: later writes (a handler finishing after its cancel) are dropped. */
-  settled: boolean
-  readonly expiry: NodeJS.Timeout
 }
 
 const MAX_TASK_ID_LENGTH = 128
@@ -123,7 +86,7 @@ export class TaskManager {
    * the stored task once the store has it (a `tasks/get` then finds it), before
    * the work has done anything that could be observed.
    */
-  async start (origin: NewTask, work: (run: TaskRun) => Promise<Record<string, unknown>>): Promise<StoredTask> {
+  async start (origin: NewTask, work: (run: TaskRun) => Promise<Record<string, unknown>>, tool?: string): Promise<StoredTask> {
     if (this.closed) throw new McpError(ErrorCode.InternalError, 'The server is stopping; no new tasks are accepted')
     const now = Date.now()
     const task: StoredTask = {
@@ -131,6 +94,7 @@ export class TaskManager {
       owner: origin.owner,
       client: origin.client,
       inputBytes: origin.inputBytes,
+      ...(tool === undefined ? {} : { tool }),
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,
@@ -156,6 +120,11 @@ export class TaskManager {
     this.running.set(task.taskId, entry)
     this.execute(task.taskId, entry, work)
     return task
+  }
+
+  /** The task, or undefined when `taskId` names none of `owner`'s (never an error: the caller decides). */
+  async peek (taskId: unknown, owner: string): Promise<StoredTask | undefined> {
+    return typeof taskId === 'string' && taskId !== '' && taskId.length <= MAX_TASK_ID_LENGTH ? await this.options.store.get(taskId, owner) : undefined
   }
 
   /** `tasks/get`: the task, or -32602 when it does not exist for this owner (expired, foreign or never issued). */
@@ -341,17 +310,10 @@ export class TaskManager {
   }
 
   private async find (taskId: unknown, owner: string, verb: string): Promise<StoredTask> {
-    if (typeof taskId !== 'string' || taskId === '' || taskId.length > MAX_TASK_ID_LENGTH) {
-      throw new McpError(ErrorCode.InvalidParams, `params.taskId must be a non-empty string of at most ${MAX_TASK_ID_LENGTH} characters`)
-    }
+    const valid = typeof taskId === 'string' && taskId !== '' && taskId.length <= MAX_TASK_ID_LENGTH
+    if (!valid) throw new McpError(ErrorCode.InvalidParams, `params.taskId must be a non-empty string of at most ${MAX_TASK_ID_LENGTH} characters`)
     const task = await this.options.store.get(taskId, owner)
     if (task === undefined) throw new McpError(ErrorCode.InvalidParams, `Failed to ${verb} task: Task not found`)
     return task
   }
-}
-
-function requestsOf (entry: Running): Record<string, TaskInputRequest> {
-  const requests: Record<string, TaskInputRequest> = {}
-  for (const [key, pending] of entry.outstanding) requests[key] = pending.request
-  return requests
 }

@@ -1,4 +1,4 @@
-import { McpError } from '../../jsonrpc/errors.js'
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import type { MethodEnv, MethodHandler } from '../methods/types.js'
 import { ModernErrorCode } from '../modern/errors.js'
 import type { Session } from '../session.js'
@@ -32,20 +32,40 @@ function guard (method: string, session: Session): void {
   if (!clientDeclaresTasks(session)) throw missingTasksCapability(method)
 }
 
-export const getTask: MethodHandler = async (params, { session, ctx, tasks }: MethodEnv) => {
+/**
+ * A task is used with the credential of each request, as its first call was: the tool it runs must
+ * still be this caller's to use. Hidden from it, the task is not found; missing scopes are -32005.
+ */
+async function reachTask (taskId: unknown, verb: string, { ctx, tasks, registry, access }: MethodEnv): Promise<void> {
+  if (!access.gated) return
+  const task = await tasks.peek(taskId, ownerKey(ctx.auth))
+  // Not found: the method itself answers that, in its own words.
+  if (task?.tool === undefined) return
+  const tool = registry.tools.get(task.tool)
+  const reach = tool === undefined ? true : access.reach(tool)
+  if (reach !== true && !await reach) throw new McpError(ErrorCode.InvalidParams, `Failed to ${verb} task: Task not found`)
+}
+
+export const getTask: MethodHandler = async (params, env: MethodEnv) => {
+  const { session, ctx, tasks } = env
   guard('tasks/get', session)
+  await reachTask(params.taskId, 'retrieve', env)
   const task = await tasks.get(params.taskId, ownerKey(ctx.auth))
   return { ...detailedTask(task), resultType: 'complete' }
 }
 
-export const updateTask: MethodHandler = async (params, { session, ctx, tasks }: MethodEnv) => {
+export const updateTask: MethodHandler = async (params, env: MethodEnv) => {
+  const { session, ctx, tasks } = env
   guard('tasks/update', session)
+  await reachTask(params.taskId, 'update', env)
   await tasks.update(params.taskId, ownerKey(ctx.auth), params.inputResponses)
   return { resultType: 'complete' }
 }
 
-export const cancelTask: MethodHandler = async (params, { session, ctx, tasks }: MethodEnv) => {
+export const cancelTask: MethodHandler = async (params, env: MethodEnv) => {
+  const { session, ctx, tasks } = env
   guard('tasks/cancel', session)
+  await reachTask(params.taskId, 'cancel', env)
   await tasks.cancel(params.taskId, ownerKey(ctx.auth))
   return { resultType: 'complete' }
 }

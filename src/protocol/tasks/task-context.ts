@@ -6,7 +6,7 @@ import type { HttpContext } from '../http.js'
 import type { JsonRpcId } from '../../jsonrpc/messages.js'
 import { MissingCapabilityError } from '../modern/errors.js'
 import type { Principal } from '../principal.js'
-import type { TaskRun } from './manager.js'
+import type { TaskRun } from './run.js'
 
 /** What a task keeps of the request that created it. */
 export interface TaskOrigin {

@@ -47,6 +47,11 @@ export interface StoredTask {
   /** Who may see the task: an opaque key derived from the principal (see `ownerKey`). */
   owner: string
   /**
+   * The tool the task runs: its access rule is checked again on each `tasks/get`, `tasks/update` and
+   * `tasks/cancel`, with the credential of that request. Absent in tasks stored by older releases.
+   */
+  tool?: string
+  /**
    * Who the task counts against for the per-client bounds (`maxTasksPerOwner`, `maxBytesPerOwner`):
    * the caller's identity with auth, its address without, so that anonymous callers, who all own
    * their tasks as one owner, each have their own quota. Absent: the owner.

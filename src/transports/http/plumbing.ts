@@ -4,8 +4,10 @@ import { createAuthGuard, type AuthGuard } from '../../auth/index.js'
 import type { CallerTransport } from '../../protocol/caller.js'
 import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import type { ResolvedAuthOptions, ResolvedPluginOptions } from '../../schemas/resolve.js'
+import { memoryRateCounter, redisRateCounter } from '../rate-counters.js'
 import { HttpCaller, recordBodyLength, type Forwarded } from './caller.js'
 import { createCorsPolicy } from './cors.js'
+import { HttpDoor } from './door.js'
 import { endAtDeadline } from './expiry.js'
 import { createOriginGuard } from './guards.js'
 import { requestFactsHook } from './request-facts.js'
@@ -38,6 +40,8 @@ export interface HttpPlumbing {
    * first: a stream opened with a token must not outlive it (the client comes back with a valid one).
    */
   readonly endWithCredential: (request: FastifyRequest, res: ServerResponse, end: () => void) => void
+  /** Budgets and access rules of each JSON-RPC request before it is dispatched: 429 and 403 answered there. */
+  readonly door: HttpDoor
   /**
    * The caller of the message `request` carries, for the dispatcher: the one place each transport
    * says who is calling. `forwarded`: a message another instance received (scale-out), carried here
@@ -99,17 +103,21 @@ export async function setupHttp (app: FastifyInstance, core: ProtocolServer, opt
   const streams = new StreamSet(options.keepAliveIntervalMs)
   core.telemetry.countStreams('sse', () => streams.size)
   const limits = new SessionLimits(core, options)
+  // Budgets in this process, or in Redis when every instance must draw on the same ones.
+  const counter = options.scaleOut === undefined ? memoryRateCounter() : redisRateCounter(options.scaleOut)
+  const door = new HttpDoor(core, auth, counter, options.rateLimit)
   app.addHook('onClose', async () => {
     limits.close()
     streams.closeAll()
     await auth?.close()
+    await counter.close?.()
   })
   const endWithCredential = (request: FastifyRequest, res: ServerResponse, end: () => void): void => {
     const principal = request.mcpPrincipal
     if (auth !== undefined && principal !== undefined) endAtDeadline(res, auth.validUntil(principal), end)
   }
   const callerOf = (request: FastifyRequest, transport: CallerTransport, forwarded?: Forwarded): HttpCaller => new HttpCaller(request, transport, auth, forwarded)
-  return { routeOptions: () => routeOptions(), auth, streams, limits, url, endWithCredential, callerOf }
+  return { routeOptions: () => routeOptions(), auth, streams, limits, url, endWithCredential, door, callerOf }
 }
 
 /**

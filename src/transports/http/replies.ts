@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { BodyTooLargeError, ParseError, UnsupportedMediaTypeError } from '../../errors.js'
-import { failure } from '../../jsonrpc/messages.js'
+import { BodyTooLargeError, ParseError, RateLimitedError, UnsupportedMediaTypeError } from '../../errors.js'
+import { failure, type JsonRpcId } from '../../jsonrpc/messages.js'
+import type { InsufficientScopeDenial, RateLimitedDenial } from '../../protocol/authz/denials.js'
 import { ErrorCode } from '../../jsonrpc/errors.js'
 import { RETRY_AFTER_SECONDS } from '../../util/retry-after.js'
 
@@ -22,7 +23,9 @@ const JSON_RPC_CODES: Readonly<Record<string, number>> = {
   FST_MCP_AT_CAPACITY: ErrorCode.TransportRefused,
   FST_MCP_SESSION_QUOTA: ErrorCode.TransportRefused,
   FST_MCP_NOT_ACCEPTABLE: ErrorCode.TransportRefused,
-  FST_MCP_METHOD_NOT_ALLOWED: ErrorCode.TransportRefused
+  FST_MCP_METHOD_NOT_ALLOWED: ErrorCode.TransportRefused,
+  FST_MCP_INSUFFICIENT_SCOPE: ErrorCode.InsufficientScope,
+  FST_MCP_RATE_LIMITED: ErrorCode.RateLimited
 }
 
 /** The JSON-RPC error code that goes with a transport error. */
@@ -32,16 +35,44 @@ export function jsonRpcCodeOf (error: TransportError): number {
   return error.statusCode >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest
 }
 
+/** The request a refusal answers, when it is one JSON-RPC request's: its id and the error's data. */
+export interface RefusedRequest {
+  id: JsonRpcId
+  data?: unknown
+}
+
 /**
- * Answers with the error contract: the status, a JSON-RPC error body with
- * `id: null`, and `Retry-After` on 503 and 429. The one place that writes these bodies.
+ * Answers with the error contract: the status, a JSON-RPC error body (`id: null`, or the id of the
+ * one request refused), and `Retry-After` on 503 and 429 (unless a more precise one was set). The
+ * one place that writes these bodies.
  */
-export function sendTransportError (reply: FastifyReply, error: TransportError): FastifyReply {
-  if (error.statusCode === 503 || error.statusCode === 429) reply.header('Retry-After', String(RETRY_AFTER_SECONDS))
+export function sendTransportError (reply: FastifyReply, error: TransportError, refused?: RefusedRequest): FastifyReply {
+  if ((error.statusCode === 503 || error.statusCode === 429) && !reply.hasHeader('retry-after')) reply.header('Retry-After', String(RETRY_AFTER_SECONDS))
   return reply
     .code(error.statusCode)
     .type('application/json; charset=utf-8')
-    .send(failure(null, jsonRpcCodeOf(error), error.message))
+    .send(failure(refused?.id ?? null, jsonRpcCodeOf(error), error.message, refused?.data))
+}
+
+/**
+ * 403 step-up: the request's operation needs scopes its credential lacks. `challenge` is the
+ * `WWW-Authenticate` value naming every scope it needs (see `scopeChallenge`); the body is the
+ * -32005 error every transport answers, with the request's id.
+ */
+export function sendStepUp (reply: FastifyReply, id: JsonRpcId, denial: InsufficientScopeDenial, challenge: string): FastifyReply {
+  reply.header('WWW-Authenticate', challenge).header('Cache-Control', 'no-store')
+  return sendTransportError(reply, { statusCode: 403, code: 'FST_MCP_INSUFFICIENT_SCOPE', message: denial.message }, { id, data: denial.data })
+}
+
+/**
+ * 429: over a budget (`rateLimit`, or a definition's). `Retry-After` says when the window that
+ * refused it ends, with the headers @fastify/rate-limit sends (`x-ratelimit-limit`,
+ * `x-ratelimit-remaining`, `x-ratelimit-reset`); the body is the -32006 error, with the request's id.
+ */
+export function sendRateLimited (reply: FastifyReply, id: JsonRpcId, denial: RateLimitedDenial): FastifyReply {
+  const seconds = String(Math.max(1, Math.ceil(denial.retryAfterMs / 1000)))
+  reply.header('x-ratelimit-limit', String(denial.limit)).header('x-ratelimit-remaining', '0').header('x-ratelimit-reset', seconds).header('Retry-After', seconds)
+  return sendTransportError(reply, new RateLimitedError(denial.message), { id, data: denial.data })
 }
 
 /**

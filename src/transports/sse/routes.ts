@@ -63,7 +63,8 @@ export function registerSseRoutes (app: FastifyInstance, core: ProtocolServer, o
     session = new Session(id, {
       send: (message) => { stream.message(JSON.stringify(message)) },
       sendSerialized: (json) => { stream.frame(messageFrame(json)) },
-      close: () => { stream.end() }
+      close: () => { stream.end() },
+      transport: 'sse'
     }, request.mcpPrincipal)
     session.client = client
     await directory.sseOpened(session, request, receiver)
@@ -92,16 +93,24 @@ export function registerSseRoutes (app: FastifyInstance, core: ProtocolServer, o
     // A session leaves the map as it closes: an ended session is an unknown one, unless its stream is elsewhere.
     const session = sessions.get(sessionId)
     if (session === undefined) {
+      // Held elsewhere: a request its caller may not make is refused here, before it travels; the
+      // rest is answered 202 once the holder has it, or 404 when no instance holds the session
+      // (before any complaint about the body, as without rules).
+      const forwarded = request.body === undefined ? undefined : classifyMessage(request.body)
+      if (forwarded?.kind === 'request' && await http.door.refuses(request, reply, forwarded.message, http.callerOf(request, 'sse'), undefined)) return reply
       await directory.forward(sessionId, request)
       return await accepted(reply)
     }
     if (!samePrincipal(session.principal, request.mcpPrincipal)) throw new ForeignSessionError()
+    const classified = postedMessage(request)
+    const caller = http.callerOf(request, 'sse')
+    // Before the 202: a request its caller may not make is answered 403 (step-up) or 429 instead.
+    if (classified.kind === 'request' && await http.door.refuses(request, reply, classified.message, caller, session.protocolVersion)) return reply
     // Initialized, and the client is back with more: the session is in use.
     if (session.state === 'ready') http.limits.established(session)
-    const classified = postedMessage(request)
     directory.used(session)
     // Accepted now; the answer goes out on the event stream when the handler finishes.
-    dispatch(session, classified, http.callerOf(request, 'sse'), request)
+    dispatch(session, classified, caller, request)
     return await accepted(reply)
   }
 

@@ -9,7 +9,9 @@ import { readAndCheckModernRequest } from '../../protocol/modern/ladder.js'
 import { hasModernClaim } from '../../protocol/modern/meta.js'
 import { openModernSession } from '../../protocol/modern/session.js'
 import { Session, type SessionChannel } from '../../protocol/session.js'
+import type { Refusal } from '../../protocol/authz/denials.js'
 import { cancelOf } from '../../jsonrpc/cancel.js'
+import { memoryRateCounter } from '../rate-counters.js'
 
 export interface StdioRunnerOptions {
   input: Readable
@@ -45,6 +47,10 @@ export class StdioRunner {
   private readonly generation: StdioGeneration
   /** 2026-07-28 requests in flight, by id, so that `notifications/cancelled` reaches them. */
   private readonly modernRequests = new Map<JsonRpcId, Session>()
+  /** Settles once the door decisions of the lines read so far are taken ({@link inOrder}); undefined while none is pending. */
+  private doors: Promise<void> | undefined
+  /** Budgets of rate-limited definitions: one client, the process that started us. */
+  private readonly counter = memoryRateCounter()
   /** Where the throwaway sessions of 2026-07-28 requests write: the same stdout. */
   private readonly modernChannel: SessionChannel = {
     send: (message) => { this.write(JSON.stringify(message)) },
@@ -159,7 +165,54 @@ export class StdioRunner {
     const classified = classifyMessage(value)
     // stdio has no authentication (no principal): its one client is the process that started the server.
     const caller = stdioCaller(line.length)
-    const handled = this.generation.route(classified) === 'modern' ? this.dispatchModern(classified, caller) : this.core.dispatcher.dispatch(this.session, classified, caller)
+    this.inOrder(() => this.route(classified, caller))
+  }
+
+  /**
+   * Runs `step` now, or after the door decisions pending before it: a request waiting at the door
+   * (an async access predicate, a budget) must not be overtaken by the lines after it, such as its
+   * own `notifications/cancelled`. `step` returns its door decision when it has one pending.
+   */
+  private inOrder (step: () => Promise<void> | undefined): void {
+    const previous = this.doors
+    const pending = previous === undefined ? step() : previous.then(async () => { await step() })
+    if (pending === undefined) return
+    const settled: Promise<void> = pending.finally(() => { if (this.doors === settled) this.doors = undefined })
+    this.doors = settled
+  }
+
+  /** One message to its generation's leg; returns the door decision when one is pending. */
+  private route (classified: ClassifiedMessage, caller: Caller): Promise<void> | undefined {
+    if (this.generation.route(classified) === 'modern') return this.dispatchModern(classified, caller)
+    const dispatch = (): void => { this.track(this.core.dispatcher.dispatch(this.session, classified, caller)) }
+    if (classified.kind !== 'request') {
+      dispatch()
+      return undefined
+    }
+    return this.atDoor(classified.message.id, this.core.screen(classified.message, caller, { protocolVersion: this.session.protocolVersion ?? '', counter: this.counter }), dispatch)
+  }
+
+  /**
+   * Goes on with `admitted` once the door lets the request in; a refusal is answered with its
+   * JSON-RPC error (-32005 missing scopes, -32006 over a budget) and nothing else runs.
+   */
+  private atDoor (id: JsonRpcId, decision: Promise<Refusal | undefined> | undefined, admitted: () => void): Promise<void> | undefined {
+    if (decision === undefined) {
+      admitted()
+      return undefined
+    }
+    const decided = decision.then((refusal) => {
+      if (refusal === undefined) admitted()
+      else this.write(JSON.stringify(failure(id, refusal.code, refusal.message, refusal.data)))
+    }, () => {
+      // A predicate that throws: the request is refused without a word of why (the rule is the server's).
+      this.write(JSON.stringify(failure(id, ErrorCode.InternalError, 'Internal error')))
+    })
+    this.track(decided)
+    return decided
+  }
+
+  private track (handled: Promise<void>): void {
     this.inflight.add(handled)
     void handled.finally(() => this.inflight.delete(handled))
   }
@@ -170,7 +223,7 @@ export class StdioRunner {
    * session; `notifications/cancelled` (stdio keeps it) aborts one in flight.
    * Client responses have nothing to answer: this revision sends no requests.
    */
-  private async dispatchModern (classified: ClassifiedMessage, caller: Caller): Promise<void> {
+  private dispatchModern (classified: ClassifiedMessage, caller: Caller): Promise<void> | undefined {
     if (classified.kind === 'notification') {
       const cancel = cancelOf(classified)
       if (cancel !== undefined) this.modernRequests.get(cancel.requestId)?.cancelRequest(cancel.requestId, cancel.reason)
@@ -197,24 +250,25 @@ export class StdioRunner {
       this.write(JSON.stringify(failure(message.id, ErrorCode.InvalidRequest, 'Invalid request: a request with this id is already in flight')))
       return
     }
-    const session = openModernSession(this.modernChannel, undefined, meta)
-    try {
-      // One process, one client: its modern requests share one maxInflightRequests.
-      this.core.beginModernRequest(session, caller)
-    } catch (error) {
-      /* c8 ignore next: beginModernRequest throws McpError only */
-      if (!(error instanceof McpError)) throw error
-      session.close('refused')
-      this.write(JSON.stringify(failure(message.id, error.code, error.message, error.data)))
-      return
-    }
-    this.modernRequests.set(message.id, session)
-    try {
-      await this.core.dispatcher.dispatch(session, classified, caller)
-    } finally {
-      this.modernRequests.delete(message.id)
-      this.core.endModernRequest(session)
-    }
+    const admitted = meta
+    return this.atDoor(message.id, this.core.screen(message, caller, { protocolVersion: meta.protocolVersion, counter: this.counter }), () => {
+      const session = openModernSession(this.modernChannel, undefined, admitted)
+      try {
+        // One process, one client: its modern requests share one maxInflightRequests.
+        this.core.beginModernRequest(session, caller)
+      } catch (error) {
+        /* c8 ignore next: beginModernRequest throws McpError only */
+        if (!(error instanceof McpError)) throw error
+        session.close('refused')
+        this.write(JSON.stringify(failure(message.id, error.code, error.message, error.data)))
+        return
+      }
+      this.modernRequests.set(message.id, session)
+      this.track(this.core.dispatcher.dispatch(session, classified, caller).finally(() => {
+        this.modernRequests.delete(message.id)
+        this.core.endModernRequest(session)
+      }))
+    })
   }
 
   /**

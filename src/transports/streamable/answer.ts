@@ -57,8 +57,12 @@ export class Responder {
   }
 
   /** Answers one request as {@link answerMode} decides; `caller` when the route made it already. */
-  async answer (request: FastifyRequest, reply: FastifyReply, entry: StreamableEntry, message: JsonRpcRequest, mode: AnswerMode, caller?: Caller): Promise<FastifyReply> {
+  async answer (request: FastifyRequest, reply: FastifyReply, entry: StreamableEntry, message: JsonRpcRequest, mode: AnswerMode, made?: Caller): Promise<FastifyReply> {
     const { session, channel } = entry
+    const caller = made ?? this.http.callerOf(request, 'streamable')
+    // Before any stream opens: a refusal is a status (403 step-up, 429) the client can act on.
+    const refused = this.http.door.refuses(request, reply, message, caller, session.protocolVersion)
+    if (refused !== false && await refused) return reply
     const classified: ClassifiedMessage = { kind: 'request', message }
     if (mode === 'sse') {
       // From here on the raw response is ours; headers set by the hooks (CORS) are carried over.

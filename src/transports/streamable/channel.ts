@@ -23,6 +23,7 @@ export type { StreamResources } from './event-ids.js'
  * which overrides the protected members that decide where stream 0 goes and how streams are named.
  */
 export class StreamableChannel implements SessionChannel {
+  readonly transport = 'streamable'
   protected readonly env: StreamResources
   protected session!: Session
   private readonly requests = new Map<JsonRpcId, RequestEntry>()
