@@ -1,24 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { TaskLimitError } from '../../errors.js'
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
-import type { ErrorLogger } from '../../util/logger.js'
-import { limitError } from '../limits.js'
+import { isTaskId, storeRefusal, validTaskId } from './refusals.js'
 import { requestsOf, type NewTask, type PendingInput, type Running, type TaskRun } from './run.js'
-import { TERMINAL_STATUSES, type StoredTask, type TaskInputRequest, type TaskLimitName, type TaskLimits, type TaskPatch, type TaskStore } from './types.js'
-
-export interface TaskManagerOptions {
-  store: TaskStore
-  /** Whether `close()` also closes the store (true for the built-in one; a store the app passed in is the app's). */
-  ownsStore: boolean
-  ttlMs: number
-  pollIntervalMs: number
-  limits: TaskLimits
-  logger: ErrorLogger
-  /** Told of every refusal past a bound (`tasks.maxTasks`...), for telemetry. */
-  onLimit?: ((limit: string) => void) | undefined
-}
-
-const MAX_TASK_ID_LENGTH = 128
+import { TERMINAL_STATUSES, type StoredTask, type TaskInputRequest, type TaskManagerOptions, type TaskPatch } from './types.js'
 
 /**
  * Runs task-augmented requests detached from the request that started them and
@@ -104,7 +89,7 @@ export class TaskManager {
     try {
       await this.options.store.create(task, this.options.limits)
     } catch (error) {
-      if (error instanceof TaskLimitError) throw this.refusal(error)
+      if (error instanceof TaskLimitError) throw storeRefusal(this.options.onLimit, error)
       throw error
     }
     const entry: Running = {
@@ -124,7 +109,7 @@ export class TaskManager {
 
   /** The task, or undefined when `taskId` names none of `owner`'s (never an error: the caller decides). */
   async peek (taskId: unknown, owner: string): Promise<StoredTask | undefined> {
-    return typeof taskId === 'string' && taskId !== '' && taskId.length <= MAX_TASK_ID_LENGTH ? await this.options.store.get(taskId, owner) : undefined
+    return isTaskId(taskId) ? await this.options.store.get(taskId, owner) : undefined
   }
 
   /** `tasks/get`: the task, or -32602 when it does not exist for this owner (expired, foreign or never issued). */
@@ -286,7 +271,7 @@ export class TaskManager {
         task = await this.options.store.update(taskId, patch, Date.now(), this.options.limits)
       } catch (error) {
         if (!(error instanceof TaskLimitError)) throw error
-        const refusal = this.refusal(error)
+        const refusal = storeRefusal(this.options.onLimit, error)
         entry.settled = true
         written = { status: 'failed', statusMessage: refusal.message, error: { code: refusal.code, message: refusal.message, data: refusal.data }, inputRequests: undefined }
         // Small, and lighter than what was refused: written without the bounds.
@@ -301,18 +286,8 @@ export class TaskManager {
     })
   }
 
-  /** A store's refusal as the client reads it (-32603, `data.limit` naming the bound), counted. */
-  private refusal (error: ReturnType<typeof TaskLimitError>): McpError {
-    const { limit, max } = error as { limit?: TaskLimitName, max?: number }
-    if (limit === undefined) return new McpError(ErrorCode.InternalError, error.message)
-    this.options.onLimit?.(limit)
-    return limitError(ErrorCode.InternalError, error.message, limit, max ?? 0)
-  }
-
   private async find (taskId: unknown, owner: string, verb: string): Promise<StoredTask> {
-    const valid = typeof taskId === 'string' && taskId !== '' && taskId.length <= MAX_TASK_ID_LENGTH
-    if (!valid) throw new McpError(ErrorCode.InvalidParams, `params.taskId must be a non-empty string of at most ${MAX_TASK_ID_LENGTH} characters`)
-    const task = await this.options.store.get(taskId, owner)
+    const task = await this.options.store.get(validTaskId(taskId), owner)
     if (task === undefined) throw new McpError(ErrorCode.InvalidParams, `Failed to ${verb} task: Task not found`)
     return task
   }

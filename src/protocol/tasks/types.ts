@@ -1,4 +1,5 @@
 import { TaskLimitError } from '../../errors.js'
+import type { ErrorLogger } from '../../util/logger.js'
 
 /**
  * The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): a tools/call
@@ -191,4 +192,17 @@ export function detailedTask (task: StoredTask): Record<string, unknown> {
   else if (task.status === 'failed' && task.error !== undefined) wire.error = task.error
   else if (task.status === 'input_required') wire.inputRequests = task.inputRequests ?? {}
   return wire
+}
+
+/** What a {@link TaskManager} is built with. */
+export interface TaskManagerOptions {
+  store: TaskStore
+  /** Whether `close()` also closes the store (true for the built-in one; a store the app passed in is the app's). */
+  ownsStore: boolean
+  ttlMs: number
+  pollIntervalMs: number
+  limits: TaskLimits
+  logger: ErrorLogger
+  /** Told of every refusal past a bound (`tasks.maxTasks`...), for telemetry. */
+  onLimit?: ((limit: string) => void) | undefined
 }
