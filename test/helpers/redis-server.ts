@@ -1,9 +1,14 @@
 // A real redis-server for the scale-out tests, as a child process of the test on a free loopback
 // port: not daemonized, so a test holds its pid and can SIGSTOP, SIGCONT, SIGKILL and restart it.
-// No persistence (`--save '' --appendonly no`): a restart comes back empty, the hard case.
+// No persistence (`--save '' --appendonly no`): a restart comes back empty, the hard case. With
+// `snapshot`, a restart loads what the test saved last (`SAVE`): a replica promoted without the
+// writes made since, as a Sentinel failover does, on one server.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Test } from 'tap'
 import { freePort } from './free-port.js'
 import { sleep } from './wait.js'
@@ -35,7 +40,7 @@ export interface RedisServer {
   signal: (signal: NodeJS.Signals) => void
   /** SIGKILL, then waits until the process is gone. */
   kill: () => Promise<void>
-  /** Starts a new (empty) server on the same port, after kill(). */
+  /** Starts a new server on the same port, after kill(): empty, or with the last `SAVE` (`snapshot`). */
   restart: () => Promise<void>
   /** A raw command over a fresh connection (RESP), for assertions: `command('INFO', 'commandstats')`. */
   command: (...args: string[]) => Promise<string>
@@ -44,6 +49,8 @@ export interface RedisServer {
 
 export interface RedisServerOptions {
   password?: string
+  /** Keep what `SAVE` writes (never saved otherwise), for restart() to load. */
+  snapshot?: boolean
 }
 
 /** Starts redis-server on a free port and registers its teardown on `t`. */
@@ -51,6 +58,11 @@ export async function startRedis (t: Test, options: RedisServerOptions = {}): Pr
   const port = await freePort()
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning']
   if (options.password !== undefined) args.push('--requirepass', options.password)
+  if (options.snapshot === true) {
+    const dir = await mkdtemp(join(tmpdir(), 'mcp-redis-'))
+    t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
+    args.push('--dir', dir, '--dbfilename', 'dump.rdb')
+  }
   let child: ChildProcess | undefined
   const start = async (): Promise<void> => {
     child = spawn(BINARY, args, { stdio: ['ignore', 'ignore', 'inherit'] })

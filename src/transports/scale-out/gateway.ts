@@ -44,6 +44,8 @@ export class GatewayChannel extends StreamableChannel {
   private lastLog = '0'
   private lastFanout = '0'
   private held0: HeldArrival[] | undefined
+  /** Log positions the last resume replayed (at most the log's length): their live entries may still come. */
+  private replayed = new Set<string>()
 
   constructor (env: StreamResources, node: GatewayNode) {
     super(env)
@@ -100,6 +102,7 @@ export class GatewayChannel extends StreamableChannel {
   openGateway (res: ServerResponse, headers: OutgoingHttpHeaders, tail: string, fanout: string): void {
     this.gateway = true
     this.held0 = undefined
+    this.replayed = new Set()
     this.lastLog = tail
     this.lastFanout = fanout
     this.dropLive(this.standalone)?.end()
@@ -116,6 +119,7 @@ export class GatewayChannel extends StreamableChannel {
     this.lastLog = log
     this.lastFanout = fanout
     this.held0 = []
+    this.replayed = new Set()
   }
 
   /** Writes the replay (log, then fan-out), then what arrived meanwhile and was not in it; then live. */
@@ -124,7 +128,10 @@ export class GatewayChannel extends StreamableChannel {
     this.held0 = undefined
     this.dropLive(this.standalone)?.end()
     this.attach(this.standalone, res, headers)
-    for (const entry of log) this.writeLog(entry.position, entry.json)
+    for (const entry of log) {
+      this.writeLog(entry.position, entry.json)
+      this.replayed.add(entry.position)
+    }
     for (const entry of fanout) this.writeFanout(entry.position, entry.json)
     for (const arrival of held) {
       if (arrival.kind === 'log') this.writeLog(arrival.position, arrival.json)
@@ -136,18 +143,28 @@ export class GatewayChannel extends StreamableChannel {
   releaseGateway (): void {
     this.gateway = false
     this.held0 = undefined
+    this.replayed = new Set()
     this.dropLive(this.standalone)?.end()
   }
 
-  /** A stream-0 message routed here by `deliver0`, at `position` in the session's log. */
+  /**
+   * A stream-0 message routed here by `deliver0`, at `position` in the session's log. One at or
+   * before the last position written is dropped only if the resume's replay wrote it: the bus
+   * hands each inbox entry once and drops those read from the log ahead of their entry, and after
+   * a failover a message logged on the old primary can come after newer ones of the new primary
+   * (its XADD re-sent there, or its entry written again). That one is written under the last event
+   * id: a resume must not go back, and the new primary's log may not hold it.
+   */
   writeLog (position: string, json: string): void {
-    if (!this.gateway || comparePositions(position, this.lastLog) <= 0) return
+    if (!this.gateway) return
+    const behind = comparePositions(position, this.lastLog) <= 0
+    if (behind && this.replayed.has(position)) return
     if (this.held0 !== undefined) {
       this.held0.push({ kind: 'log', position, json })
       return
     }
-    this.lastLog = position
-    this.writeGateway(json, `0_${position}_${this.lastFanout}`)
+    if (!behind) this.lastLog = position
+    this.writeGateway(json, `0_${this.lastLog}_${this.lastFanout}`)
   }
 
   /** A broadcast or resource update at `position` in the fan-out. */

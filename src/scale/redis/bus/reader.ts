@@ -9,6 +9,8 @@ const BLOCK_MS = 5000
 const READ_COUNT = 1000
 /** Pause before reading again after a failed XREAD (the connection is being re-established). */
 const RETRY_MS = 100
+/** Sequence numbers remembered per sender since a connection dropped (the copies written again come soon after). */
+const READ_SINCE = 10_000
 
 export type Channel = 'direct' | 'control' | 'fanout'
 const CHANNELS: readonly Channel[] = ['direct', 'control', 'fanout']
@@ -43,6 +45,11 @@ export class BusReader {
   private readonly seen = new Map<string, number>()
   /** Per sender, what this reader had read before a connection dropped (a copy of `seen`). */
   private readBefore = new Map<string, number>()
+  /**
+   * Per sender, what this reader read since a connection dropped: a write the new server kept (a
+   * replica that got it, promoted) may be read there and then come again as a copy.
+   */
+  private readSince = new Map<string, Set<number>>()
   private reading: Promise<void[]> | undefined
   private stopped = false
   /** Settles when close() is called: ends the wait on an XREAD that may never settle (see close). */
@@ -77,6 +84,7 @@ export class BusReader {
         if (!up) return
         up = false
         this.readBefore = new Map(this.seen)
+        this.readSince = new Map()
       })
     }
   }
@@ -173,12 +181,16 @@ export class BusReader {
     // A sender's writes to one stream are in order (one connection, ioredis re-sends in order).
     const sender = `${stream}|${envelope.from}|${boot}`
     if (seq <= (this.seen.get(sender) ?? 0)) return
-    // A copy written again after a restart, of a message read before it: seen already.
-    if (replaces !== undefined && replaces <= (this.readBefore.get(sender) ?? 0)) {
+    const since = this.readSince.get(sender) ?? new Set<number>()
+    // A copy written again after a restart, of a message read before it or since: seen already.
+    if (replaces !== undefined && (replaces <= (this.readBefore.get(sender) ?? 0) || since.has(replaces))) {
       this.seen.set(sender, seq)
       return
     }
     this.seen.set(sender, seq)
+    since.add(seq)
+    if (since.size > READ_SINCE) since.delete(since.values().next().value as number)
+    this.readSince.set(sender, since)
     this.heard(envelope.from)
     const handed = position === envelope.position ? envelope : { ...envelope, position }
     for (const handler of this.handlers[channel]) {
