@@ -34,7 +34,9 @@ const LEGACY = 20
 const TASKS = 3
 
 /** The keys that exist with zero sessions: each instance's inbox, the control stream, the live set. */
-const instanceKeys = (count: number): string[] => [...Array.from({ length: count }, (_, i) => `mcp:in:{0}:i${i}`), 'mcp:ctl:{0}', 'mcp:live:{0}']
+// Per instance: its inbox and the inbox's byte count, which its heartbeat keeps alive (a write for
+// an instance whose count key is gone is dropped: issue 19, items 1 and 4).
+const instanceKeys = (count: number): string[] => [...Array.from({ length: count }, (_, i) => [`mcp:in:{0}:i${i}`, `mcp:in:{0}:i${i}:b`]).flat(), 'mcp:ctl:{0}', 'mcp:live:{0}']
 /** Exists once anything was fanned out (broadcasts, resource updates); none is in this test, but it would not be a leak. */
 const OPTIONAL_KEYS = new Set(['mcp:bc:{0}'])
 
