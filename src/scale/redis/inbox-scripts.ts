@@ -28,17 +28,20 @@ end
 /** Name: [number of keys, Lua source]. */
 export const INBOX_SOURCES = {
   /**
-   * KEYS: an inbox, its byte count. ARGV: maxBytes, ttlMs, 1 if the inbox's owner must be known
-   * to beat (its byte count exists: see mcpBeat and mcpInboxKeep) or 0 when the sender knows it
-   * alive, then the entry's field/value pairs. The entry id; 0 when the owner is unknown (nothing
+   * KEYS: an inbox, its byte count, the sender's own byte count on that shard. ARGV: maxBytes,
+   * ttlMs, 1 if the inbox's owner must be known to beat (its byte count exists: see mcpBeat and
+   * mcpInboxKeep) or 0 when the sender knows it alive, then the entry's field/value pairs. The
+   * owner counts as unknown only where the sender itself is known: a Redis back empty knows no
+   * instance until each beats again, and a write the sender queued meanwhile (or made before it
+   * noticed the restart) must not be dropped for it. The entry id; 0 when the owner is unknown (nothing
    * written: nobody would read it, and a client naming a made-up instance must not create keys);
    * nil when the inbox is full (see INBOX_ADD). Checked in the write rather than in a round trip
    * before it, and on the byte count (in the inbox's slot) rather than the live set: a write
    * queued while Redis stalled runs when every expiry in the live set may have passed, before the
    * beats that follow the stall.
    */
-  mcpInboxAdd: [2, INBOX_ADD + `
-if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+  mcpInboxAdd: [3, INBOX_ADD + `
+if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 0 and redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
 return inboxAdd(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), { unpack(ARGV, 4) })`],
   /**
    * KEYS: this instance's inbox on a shard, its byte count. ARGV: the id after the newest entry

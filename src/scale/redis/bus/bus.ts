@@ -253,6 +253,7 @@ export class RedisBus implements Bus {
     return {
       key: this.keys.inbox(to, shard),
       bytesKey: this.keys.inboxBytes(to, shard),
+      senderBytesKey: this.keys.inboxBytes(this.self, shard),
       maxBytes: this.options.inboxBytes,
       ttlMs: inboxTtlMs(this.options.heartbeatMs),
       checkAlive

@@ -10,6 +10,12 @@ export interface InboxTarget {
   readonly ttlMs: number
   /** Whether the inbox's owner must be known to beat (false: the sender knows it alive). */
   readonly checkAlive: boolean
+  /**
+   * The sender's own inbox byte count on the same shard (same slot): while it is missing, Redis has
+   * not seen the sender beat since it came back empty, so it knows no instance yet and a missing
+   * owner proves nothing (see mcpInboxAdd).
+   */
+  readonly senderBytesKey: string
 }
 
 /** What became of a message for an inbox: written, dropped (its owner is not known to run), or refused (the inbox is full). */

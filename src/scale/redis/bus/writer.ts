@@ -53,7 +53,7 @@ export class BusWriter {
 
   /** The script of {@link appendToInbox} for a message stamped already (deliver0 stamps it between its two steps). */
   async issueToInbox (inbox: InboxTarget, stamp: Stamp, message: object, replaces?: number): Promise<InboxWrite> {
-    const id = await this.cmd.script('mcpInboxAdd', [inbox.key, inbox.bytesKey], [inbox.maxBytes, inbox.ttlMs, inbox.checkAlive ? 1 : 0, ...fieldsOf(stamp, replaces)])
+    const id = await this.cmd.script('mcpInboxAdd', [inbox.key, inbox.bytesKey, inbox.senderBytesKey], [inbox.maxBytes, inbox.ttlMs, inbox.checkAlive ? 1 : 0, ...fieldsOf(stamp, replaces)])
     if (id === 0) return 'dropped'
     if (typeof id !== 'string') return 'full'
     this.resend.acknowledged({ key: inbox.key, maxLen: 0, message, seq: stamp.seq, at: Date.now(), bytes: stamp.json.length, inbox })
