@@ -30,7 +30,9 @@ export interface HandlerContext {
   /**
    * The principal verified for the HTTP request that carried this call: its own scopes, claims
    * and expiry, which may differ from those of the credential that opened the session (same
-   * identity). Undefined without auth (and always on stdio).
+   * identity). Undefined without auth (and always on stdio). A legacy SSE POST that scale-out
+   * forwarded to the instance holding its stream has its own identity, scopes and expiry there,
+   * and the claims of the credential that opened the stream (claims never go through Redis).
    */
   auth: Principal | undefined
   /**

@@ -66,12 +66,19 @@ export interface GatewayClaim {
   readonly tail: string
 }
 
+/** What an inbox holds of a forwarded POST's caller: its principal without the claims. */
+export type ForwardedPrincipal = Omit<Principal, 'claims'>
+
 /** Point-to-point messages between instances (inbox of one instance). */
 export type DirectMessage =
   /** A client's reply to a server-to-client request, for the instance that sent the request. */
   | { type: 'response', session: string, json: string }
-  /** A legacy SSE POST received by a non-owner, for the owner to dispatch (in POST order). */
-  | { type: 'forward', session: string, json: string, principal?: Principal }
+  /**
+   * A legacy SSE POST received by a non-owner, for the owner to dispatch (in POST order), with what
+   * the receiver verified of its caller: the identity, scopes and expiry, never the token's claims
+   * (the owner has those of the same identity, from the GET that opened the stream).
+   */
+  | { type: 'forward', session: string, json: string, principal?: ForwardedPrincipal }
   /** Resume of a request stream held by its executor: replay after `after`, then forward to `to`. */
   | { type: 'attach', session: string, stream: string, after: string, to: string }
   /** Someone else now holds the session's stream 0: end yours without ending the session. */

@@ -132,10 +132,10 @@ export interface LegacyStream {
   close: () => void
 }
 
-/** A legacy SSE stream opened on `url` (`GET /sse`), read as it arrives, initialized through `post`. */
-export async function openLegacy (t: Test, url: string, postTo = url): Promise<LegacyStream> {
+/** A legacy SSE stream opened on `url` (`GET /sse`), read as it arrives, initialized through `post`; `headers` on each request. */
+export async function openLegacy (t: Test, url: string, postTo = url, headers: Record<string, string> = {}): Promise<LegacyStream> {
   const controller = new AbortController()
-  const response = await fetch(`${url}/sse`, { headers: { accept: 'text/event-stream' }, signal: controller.signal })
+  const response = await fetch(`${url}/sse`, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal })
   if (response.status !== 200 || response.body === null) throw new Error(`GET /sse answered ${response.status}`)
   const messages: any[] = []
   let endpoint: string | undefined
@@ -165,9 +165,9 @@ export async function openLegacy (t: Test, url: string, postTo = url): Promise<L
   if (endpoint === undefined) throw new Error('no endpoint event')
   const sessionId = new URL(endpoint, url).searchParams.get('sessionId') ?? ''
   const path = new URL(endpoint, url)
-  const initialize = await post(postTo, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'attacker', version: '1' } } }, {}, `${path.pathname}${path.search}`)
+  const initialize = await post(postTo, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'attacker', version: '1' } } }, headers, `${path.pathname}${path.search}`)
   if (initialize.status !== 202) throw new Error(`initialize answered ${initialize.status}`)
-  await post(postTo, { jsonrpc: '2.0', method: 'notifications/initialized' }, {}, `${path.pathname}${path.search}`)
+  await post(postTo, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers, `${path.pathname}${path.search}`)
   return { sessionId, endpoint: `${path.pathname}${path.search}`, messages, close }
 }
 

@@ -4,10 +4,10 @@ import { ForeignSessionError, UnknownSessionError } from '../../errors.js'
 import { cancelOf } from '../../jsonrpc/cancel.js'
 import { classifyMessage, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/messages.js'
 import type { ProtocolServer } from '../../protocol/protocol-server.js'
-import { samePrincipal } from '../../protocol/principal.js'
+import { samePrincipal, type Principal } from '../../protocol/principal.js'
 import type { Session } from '../../protocol/session.js'
 import type { EventStore } from '../../scale/ports.js'
-import type { DirectMessage } from '../../scale/ports.js'
+import type { DirectMessage, ForwardedPrincipal } from '../../scale/ports.js'
 import { postedMessage } from '../http/body.js'
 import type { HttpPlumbing } from '../http/plumbing.js'
 import { SseStream } from '../http/sse-stream.js'
@@ -251,7 +251,7 @@ export class ClusterDirectory implements SessionDirectory {
       holdsStream: true,
       fanout: (_position, json, message) => { session.sendSerialized(json, message) },
       direct: (message) => {
-        if (message.type === 'forward') receiver.receiveForwarded(session, message.json, message.principal, request)
+        if (message.type === 'forward') receiver.receiveForwarded(session, message.json, principalOf(message.principal, request.mcpPrincipal), request)
       }
     })
   }
@@ -270,7 +270,8 @@ export class ClusterDirectory implements SessionDirectory {
     if (!bus.alive(gateway) && !await bus.checkAlive(gateway)) throw new UnknownSessionError()
     if (!samePrincipal(record.principal, request.mcpPrincipal)) throw new ForeignSessionError()
     postedMessage(request)
-    const principal = request.mcpPrincipal
+    // The claims stay here: Redis holds what the owner checks the message with, no more.
+    const principal = withoutClaims(request.mcpPrincipal)
     // Refused (503) while Redis is unreachable rather than queued: a POST answered 503 never runs later.
     await bus.send(gateway, { type: 'forward', session: sessionId, json: JSON.stringify(request.body), ...(principal === undefined ? {} : { principal }) }, { forRequest: true })
   }
@@ -279,4 +280,20 @@ export class ClusterDirectory implements SessionDirectory {
   keepsCancel (session: Session, classified: ClassifiedMessage): boolean {
     return this.node.earlyCancels.keep(session, classified)
   }
+}
+
+function withoutClaims (principal: Principal | undefined): ForwardedPrincipal | undefined {
+  if (principal === undefined) return undefined
+  const { claims: _claims, ...rest } = principal
+  return rest
+}
+
+/**
+ * The principal a forwarded POST runs with on the owner: the identity, scopes and expiry its
+ * receiver verified, and the claims of the stream's GET, the same identity (checked against the
+ * session's record before forwarding), as they were when the stream opened.
+ */
+function principalOf (forwarded: ForwardedPrincipal | undefined, stream: Principal | undefined): Principal | undefined {
+  if (forwarded === undefined) return undefined
+  return { ...forwarded, claims: samePrincipal(forwarded, stream) ? { ...stream?.claims } : {} }
 }
