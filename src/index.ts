@@ -31,7 +31,7 @@ export type { SkillsOptions } from './schemas/skills.js'
 // Routes as tools (docs/routes-as-tools.md): the `routes` option and a route's `config.mcp`.
 export type { RoutesOptions, RouteMatcher, RoutePredicate, RouteCandidate } from './schemas/routes.js'
 export type { RouteToolConfig } from './routes/config.js'
-export type { RedisClientLike } from './scale/redis/client.js'
+export type { RedisClientLike } from './scale/redis/targets.js'
 export type { EventReplay, EventStore, StoredEvent } from './scale/ports.js'
 export type { ResolvedServerOptions, InvalidOptions, OptionsProblem } from './schemas/resolve.js'
 

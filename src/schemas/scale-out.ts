@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import type { ClusterConfig, RedisClientLike, SentinelConfig } from '../scale/redis/topology.js'
+import type { ClusterConfig, RedisClientLike, SentinelConfig } from '../scale/redis/targets.js'
 import { MAX_SHARDS } from '../scale/redis/keys.js'
 import { INSTANCE_ID_SOURCE } from '../util/ids.js'
 import { isRecord } from '../util/is-record.js'

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module'
 import type { RateCounter, RateHit } from '../protocol/authz/rate.js'
-import { openClient, type RedisTarget } from '../scale/redis/topology.js'
+import { openClient } from '../scale/redis/topology.js'
+import type { RedisTarget } from '../scale/redis/targets.js'
 import { ScaleUnavailableError } from '../errors.js'
 
 // Rate-limit budgets are counted by @fastify/rate-limit's own stores: its LocalStore (an LRU of

@@ -2,7 +2,8 @@ import type { Cluster, Redis as IORedis } from 'ioredis'
 import { RedisUnreachableError, ScaleUnavailableError } from '../../errors.js'
 import type { ScaleLogger } from '../ports.js'
 import { SCRIPTS, type ScriptName } from './scripts.js'
-import { openClient, type RedisTarget } from './topology.js'
+import { openClient } from './topology.js'
+import type { RedisTarget } from './targets.js'
 
 // The one place that knows ioredis (with topology.ts, which builds its clients). Everything else
 // in src/scale/redis/ calls this port, so a change of client (ioredis' README calls its maintenance
@@ -16,7 +17,7 @@ export type StreamEntry = [id: string, fields: string[]]
 /** What XREAD answers: per stream key, its new entries; null when the block timed out. */
 export type XReadReply = Array<[key: string, entries: StreamEntry[]]> | null
 
-export type { RedisClientLike, RedisTarget } from './topology.js'
+export type { RedisClientLike, RedisTarget } from './targets.js'
 
 /** The commands the engine uses; each Lua script is one EVALSHA (EVAL after a Redis restart). */
 export interface RedisPort {

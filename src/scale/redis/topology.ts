@@ -1,52 +1,14 @@
 import type { Cluster, ClusterOptions, Redis as IORedis, RedisOptions } from 'ioredis'
 import { RedisUnreachableError } from '../../errors.js'
 import { isRecord } from '../../util/is-record.js'
+import type { ClusterConfig, RedisNode, RedisTarget, SentinelConfig } from './targets.js'
 
 // What `scaleOut.redis` names, turned into an ioredis client of the engine's own: one server (a
 // URL), a primary watched by Sentinel, a Redis Cluster, or the application's client of any of the
 // three (duplicated). Also what errors and logs call it (every seed `host:port`, never a password)
 // and the secrets to scrub from ioredis' messages.
 
-/**
- * An ioredis client handed in by the application (e.g. `fastify.redis`): a `Redis` (one server, or
- * Sentinel) or a `Cluster`. Duplicated, never closed. Typed without ioredis' own types, so that
- * apps without scale-out compile without ioredis.
- */
-export interface RedisClientLike {
-  // Method syntax on purpose: its parameter is checked bivariantly, so ioredis' `Redis` fits.
-  duplicate (override?: object): object
-}
-
-/** A Redis node as ioredis takes it. */
-export interface RedisNode {
-  host: string
-  port?: number
-}
-
-/**
- * A primary and its replicas watched by Redis Sentinel, as ioredis takes it: `sentinels` (the
- * Sentinels to ask), `name` (the primary's name in their configuration), and any other ioredis
- * option (`password`, `sentinelPassword`, `db`, `tls`...). ioredis asks the Sentinels for the
- * primary at each (re)connection, so a failover is followed.
- */
-export interface SentinelConfig {
-  sentinels: Array<Partial<RedisNode>>
-  name: string
-  [option: string]: unknown
-}
-
-/**
- * A Redis Cluster: `cluster`, seed nodes (`{ host, port }` or `"host:port"`), the rest of the
- * cluster found from them; `redisOptions`, ioredis options for each node connection (`password`,
- * `tls`...); any other ioredis Cluster option (`natMap`...).
- */
-export interface ClusterConfig {
-  cluster: Array<RedisNode | string>
-  redisOptions?: Record<string, unknown>
-  [option: string]: unknown
-}
-
-export type RedisTarget = string | SentinelConfig | ClusterConfig | RedisClientLike
+export type { ClusterConfig, RedisClientLike, RedisNode, RedisTarget, SentinelConfig } from './targets.js'
 
 /** How the engine's connections behave, whatever the topology (see client.ts). */
 export interface ConnectionSettings {
