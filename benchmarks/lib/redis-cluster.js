@@ -5,11 +5,11 @@
 import { execFile, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Redis } from 'ioredis'
+import { freePort } from './ports.js'
 
 const SERVER = process.env.REDIS_SERVER ?? 'redis-server'
 const CLI = process.env.REDIS_CLI ?? 'redis-cli'
@@ -18,16 +18,6 @@ const run = promisify(execFile)
 /** Why a Redis Cluster cannot be started here, or undefined when it can. */
 export function redisClusterMissing () {
   return [SERVER, CLI].every((binary) => spawnSync(binary, ['--version'], { stdio: 'ignore' }).status === 0) ? undefined : `${SERVER} and ${CLI} are needed (apt-get install redis-server)`
-}
-
-async function freePort () {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address()
-  server.close()
-  await once(server, 'close')
-  return port
 }
 
 async function until (check, what) {

@@ -3,24 +3,15 @@
 // (INFO cpu and INFO commandstats, read over a short-lived connection of the runner's own).
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
 import { Redis } from 'ioredis'
+import { freePort } from './ports.js'
 
 const BINARY = process.env.REDIS_SERVER ?? 'redis-server'
 
 /** Why the scale-out workloads cannot run here, or undefined when they can. */
 export function redisMissing () {
   return spawnSync(BINARY, ['--version'], { stdio: 'ignore' }).status === 0 ? undefined : `${BINARY} is not installed (apt-get install redis-server)`
-}
-
-async function freePort () {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address()
-  server.close()
-  await once(server, 'close')
-  return port
 }
 
 /** Resolves once redis-server accepts connections on `port` (it starts in a few ms). */
