@@ -7,6 +7,7 @@ import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import { createScaleEngine, type RedisScaleEngine } from '../../src/scale/redis/engine.js'
 import type { DirectMessage, ScaleLogger } from '../../src/scale/ports.js'
+import type { RedisClientLike } from '../../src/scale/redis/targets.js'
 import { SCALE_OUT_DEFAULTS } from '../../src/schemas/scale-out.js'
 import { redisTest, startRedis, type RedisServer } from '../helpers/redis-server.js'
 import { record } from '../helpers/scale-contract.js'
@@ -174,24 +175,11 @@ t.test('kill -9 and restart (empty): what Redis acknowledged and a reader had ye
   const log = capture()
   const ns = `u${randomBytes(3).toString('hex')}`
   // b's bus connection is the application's client, duplicated; its XREADs wait at a gate the test holds.
-  let gate: Promise<void> | undefined
-  const base = new Redis(redis.url, { lazyConnect: true })
-  t.teardown(() => { base.disconnect() })
-  const gated = {
-    options: base.options,
-    duplicate: (override?: object) => {
-      const client = base.duplicate(override)
-      if ((override as { connectionName?: string } | undefined)?.connectionName?.endsWith(':bus') === true) {
-        const xread = client.xread.bind(client) as (...args: unknown[]) => Promise<unknown>
-        Object.assign(client, { xread: async (...args: unknown[]) => { await gate; return await xread(...args) } })
-      }
-      return client
-    }
-  }
+  const gated = gatedBusClient(t, redis)
   const options = { eventStoreSize: 100, eventStoreBytes: 1 << 20, idleTimeoutMs: 60_000 }
   const a = await createScaleEngine({ ...options, scaleOut: { ...SCALE_OUT_DEFAULTS, redis: redis.url, namespace: ns, instanceId: 'a' } }, log)
   t.teardown(() => a.close())
-  const b = await createScaleEngine({ ...options, scaleOut: { ...SCALE_OUT_DEFAULTS, redis: gated, namespace: ns, instanceId: 'b' } }, log)
+  const b = await createScaleEngine({ ...options, scaleOut: { ...SCALE_OUT_DEFAULTS, redis: gated.client, namespace: ns, instanceId: 'b' } }, log)
   t.teardown(() => b.close())
   const got = inbox(b)
   const control: string[] = []
@@ -203,8 +191,7 @@ t.test('kill -9 and restart (empty): what Redis acknowledged and a reader had ye
   await a.bus.send('b', forward(0))
   await until(() => got.length === 1, { timeoutMs: 10_000, what: 'the first one read' })
   // The reader's next XREAD is held: what a writes now is acknowledged by Redis and read by nobody.
-  let open = (): void => {}
-  gate = new Promise((resolve) => { open = resolve })
+  gated.hold()
   await a.bus.send('b', forward(1))
   await until(() => got.length === 2, { timeoutMs: 10_000, what: 'b read 1, and its next read waits at the gate' })
   await a.bus.send('b', forward(2), { forRequest: true })
@@ -216,8 +203,7 @@ t.test('kill -9 and restart (empty): what Redis acknowledged and a reader had ye
   t.same(events, [], 'and not the stream-0 message')
   await redis.kill()
   await redis.restart()
-  gate = undefined
-  open()
+  gated.release()
   await until(() => got.length >= 3 && control.length >= 1 && events.length >= 1, { timeoutMs: 5000, what: 'what b had not read arrives after the restart' })
   await a.bus.send('b', forward(3))
   await until(() => got.length >= 4, { timeoutMs: 10_000, what: 'and the bus goes on' })
@@ -248,25 +234,34 @@ t.test('closing while Redis is down takes no longer than while it is up', redisT
 
 /** An engine (defaults) whose bus XREADs wait while the test holds them: what Redis acknowledges meanwhile, it has not read. */
 async function heldReader (t: Test, redis: RedisServer, namespace: string, instanceId: string, log: ScaleLogger): Promise<{ engine: RedisScaleEngine, hold: () => void, release: () => void }> {
+  const gated = gatedBusClient(t, redis)
+  const made = await createScaleEngine({ eventStoreSize: 100, eventStoreBytes: 1 << 20, idleTimeoutMs: 60_000, scaleOut: { ...SCALE_OUT_DEFAULTS, redis: gated.client, namespace, instanceId } }, log)
+  t.teardown(() => made.close())
+  return { engine: made, hold: gated.hold, release: gated.release }
+}
+
+/**
+ * An application's client for scaleOut.redis (duplicated by the engine) whose bus connections'
+ * XREADs wait while the test holds them (`hold` until `release`).
+ */
+function gatedBusClient (t: Test, redis: RedisServer): { client: RedisClientLike, hold: () => void, release: () => void } {
   let gate: Promise<void> | undefined
   let open = (): void => {}
   const base = new Redis(redis.url, { lazyConnect: true })
   t.teardown(() => { base.disconnect() })
-  const gated = {
+  const client = {
     options: base.options,
     duplicate: (override?: object) => {
-      const client = base.duplicate(override)
+      const duplicated = base.duplicate(override)
       if ((override as { connectionName?: string } | undefined)?.connectionName?.endsWith(':bus') === true) {
-        const xread = client.xread.bind(client) as (...args: unknown[]) => Promise<unknown>
-        Object.assign(client, { xread: async (...args: unknown[]) => { await gate; return await xread(...args) } })
+        const xread = duplicated.xread.bind(duplicated) as (...args: unknown[]) => Promise<unknown>
+        Object.assign(duplicated, { xread: async (...args: unknown[]) => { await gate; return await xread(...args) } })
       }
-      return client
+      return duplicated
     }
   }
-  const made = await createScaleEngine({ eventStoreSize: 100, eventStoreBytes: 1 << 20, idleTimeoutMs: 60_000, scaleOut: { ...SCALE_OUT_DEFAULTS, redis: gated, namespace, instanceId } }, log)
-  t.teardown(() => made.close())
   return {
-    engine: made,
+    client,
     hold: () => { gate = new Promise((resolve) => { open = resolve }) },
     release: () => { gate = undefined; open() }
   }
