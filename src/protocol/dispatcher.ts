@@ -1,6 +1,6 @@
 import { failure, success, type ClassifiedMessage, type JsonRpcFailure, type JsonRpcId, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from '../jsonrpc/messages.js'
 import { ErrorCode, McpError } from '../jsonrpc/errors.js'
-import { OPEN_ACCESS, requestAccess } from './authz/access.js'
+import { OPEN_ACCESS, requestAccess, type DoorVerdicts } from './authz/access.js'
 import { runChain, type Middleware, type Operation } from './authz/middleware.js'
 import { ACTS, LEGACY_METHODS, MODERN_METHODS, methodsWith } from './methods/table.js'
 import { kAfterAnswer, type MethodEnv, type MethodHandler, type ServerIdentity } from './methods/types.js'
@@ -41,6 +41,8 @@ export interface DispatcherOptions extends ServerIdentity, Partial<ProtocolLimit
    * requests it admits); default: a ledger of its own from the limits.
    */
   inflightBytes?: ByteLedger | undefined
+  /** The verdicts the door reached before dispatch, reused by the handlers (a predicate runs once per call); default none. */
+  doorVerdicts?: DoorVerdicts | undefined
 }
 
 /**
@@ -153,7 +155,7 @@ export class Dispatcher {
     if (operation !== undefined) ctx.observe(operation)
     const registry = this.registry
     const access = registry.gated
-      ? requestAccess(registry, { principal: caller.principal, method: request.method, protocolVersion: session.protocolVersion ?? LATEST_PROTOCOL_VERSION, transport: session.transport })
+      ? requestAccess(registry, { principal: caller.principal, method: request.method, protocolVersion: session.protocolVersion ?? LATEST_PROTOCOL_VERSION, transport: session.transport, decided: this.options.doorVerdicts?.of(caller) })
       : OPEN_ACCESS
     const env: MethodEnv = { registry, session, ctx, caller, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks, requestState: this.requestState, listen: this.listen, extensionMethods: this.extensionMethods, access }
     try {

@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox'
+import { DoorVerdicts } from './authz/access.js'
 import { Gate, type Screening } from './authz/gate.js'
 import type { Refusal } from './authz/denials.js'
 import type { Middleware } from './authz/middleware.js'
@@ -177,8 +178,9 @@ export class ProtocolServer implements MCPRegistryApi {
     this.telemetry.countStreams('listen', () => this.listen.size)
     this.modernRequests = new ModernInflight(limits.maxInflightRequests, inflightBytes, this.telemetry)
     const extensionMethods = new Map<string, MethodHandler>()
-    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods, middleware: this.middleware, inflightBytes }, this.listen)
-    this.gate = new Gate(this.registry, this.tasks)
+    const doorVerdicts = new DoorVerdicts()
+    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods, middleware: this.middleware, inflightBytes, doorVerdicts }, this.listen)
+    this.gate = new Gate(this.registry, this.tasks, doorVerdicts)
     const built = options.extensions?.(this.registry)
     for (const extension of built?.extensions ?? []) this.install(extension, extensionMethods)
     this.registrations = built?.registrations ?? NO_EXTENSIONS

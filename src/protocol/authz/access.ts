@@ -41,12 +41,39 @@ function scopeVerdict (rule: CompiledRule, principal: Principal | undefined): Ju
   return missing.length === 0 ? true : new InsufficientScopeDenial(rule.scopes, missing)
 }
 
+/** A verdict the door reached for one transport request, on one definition, for one method. */
+export interface DoorVerdict {
+  readonly entry: Guarded
+  readonly method: string
+  readonly verdict: Judgement
+}
+
+/**
+ * The door's verdicts, kept by the {@link Caller}-like object of the transport request they were
+ * reached for (one HTTP request, one stdio line), so that the handler behind the door reuses the
+ * verdict instead of asking the rule again: a predicate runs once per call (it may be a lookup
+ * with a cost, or answer differently the second time). Weakly held: gone with the request.
+ */
+export class DoorVerdicts {
+  private readonly byCaller = new WeakMap<object, DoorVerdict>()
+
+  remember (caller: object, verdict: DoorVerdict): void {
+    this.byCaller.set(caller, verdict)
+  }
+
+  of (caller: object): DoorVerdict | undefined {
+    return this.byCaller.get(caller)
+  }
+}
+
 /** Who asks, on what: the part of an {@link AccessContext} that is the same for every definition judged. */
 export interface AccessCaller {
   readonly principal: Principal | undefined
   readonly method: string
   readonly protocolVersion: string
   readonly transport: TransportKind
+  /** What the door decided for this request, reused when the handler judges the same definition for the same method. */
+  readonly decided?: DoorVerdict | undefined
 }
 
 /**
@@ -82,6 +109,10 @@ export function requestAccess (rules: RuleBook, caller: AccessCaller): RequestAc
   const judgeOf = (entry: Guarded): Judgement | Promise<Judgement> => {
     const rule = rules.ruleOf(entry)
     if (rule === undefined) return true
+    const decided = caller.decided
+    // The door judged this very definition for this method moments ago (middleware may have
+    // changed the name since: then the entry differs and it is judged afresh).
+    if (decided !== undefined && decided.entry === entry && decided.method === caller.method) return decided.verdict
     return judge(rule, caller.principal, { method: caller.method, name: entry.name, protocolVersion: caller.protocolVersion, transport: caller.transport })
   }
   const reach = (entry: Guarded): true | Promise<boolean> => {

@@ -5,7 +5,7 @@ import type { Caller } from '../caller.js'
 import type { Registry } from '../registry.js'
 import type { TaskManager } from '../tasks/manager.js'
 import { ownerKey } from '../tasks/owner.js'
-import { judge, type Guarded } from './access.js'
+import { judge, type DoorVerdicts, type Guarded } from './access.js'
 import { RateLimitedDenial, type Refusal } from './denials.js'
 import type { RateCounter } from './rate.js'
 
@@ -34,10 +34,12 @@ const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel'])
 export class Gate {
   private readonly registry: Registry
   private readonly tasks: TaskManager
+  private readonly verdicts: DoorVerdicts
 
-  constructor (registry: Registry, tasks: TaskManager) {
+  constructor (registry: Registry, tasks: TaskManager, verdicts: DoorVerdicts) {
     this.registry = registry
     this.tasks = tasks
+    this.verdicts = verdicts
   }
 
   /** The refusal of `request`, or undefined to let it in; undefined at once when no rule exists. */
@@ -76,6 +78,7 @@ export class Gate {
     const verdict = await judge(this.registry.ruleOf(entry), caller.principal, {
       method, name: entry.name, protocolVersion: screening.protocolVersion, transport: caller.transport
     })
+    this.verdicts.remember(caller, { entry, method, verdict })
     if (verdict !== true) return verdict === false ? undefined : verdict
     const limit = entry.rateLimit
     if (!counted || limit === undefined) return undefined
