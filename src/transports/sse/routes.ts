@@ -105,7 +105,9 @@ export function registerSseRoutes (app: FastifyInstance, core: ProtocolServer, o
     const classified = postedMessage(request)
     const caller = http.callerOf(request, 'sse')
     // Before the 202: a request its caller may not make is answered 403 (step-up) or 429 instead.
-    if (classified.kind === 'request' && await http.door.refuses(request, reply, classified.message, caller, session.protocolVersion)) return reply
+    // Without rules or budgets the door answers `false` at once, and nothing is awaited.
+    const refused = classified.kind === 'request' ? http.door.refuses(request, reply, classified.message, caller, session.protocolVersion) : false
+    if (refused !== false && await refused) return reply
     // Initialized, and the client is back with more: the session is in use.
     if (session.state === 'ready') http.limits.established(session)
     directory.used(session)
