@@ -177,7 +177,7 @@ export class ProtocolServer implements MCPRegistryApi {
     this.telemetry.countStreams('listen', () => this.listen.size)
     this.modernRequests = new ModernInflight(limits.maxInflightRequests, inflightBytes, this.telemetry)
     const extensionMethods = new Map<string, MethodHandler>()
-    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods, middleware: this.middleware, inflightBytes }, this.listen)
+    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods, middleware: this.middleware, inflightBytes, written: () => this.relay?.written() }, this.listen)
     this.gate = new Gate(this.registry, this.tasks)
     const built = options.extensions?.(this.registry)
     for (const extension of built?.extensions ?? []) this.install(extension, extensionMethods)
