@@ -60,4 +60,11 @@ export interface ChangeRelay {
    * instance alike (the usual case: they run the same code) reaches each client once.
    */
   listChanged: (list: ListKind, digest: string, json: string) => void
+  /**
+   * Settles once the other instances can see what this one has sent them so far (the messages
+   * above, and those for a session's stream held elsewhere); undefined when nothing is on its way.
+   * A request is answered only then: a client that saw the answer and makes its next request on
+   * another instance gets that request's broadcasts after this one's, on every stream.
+   */
+  written: () => Promise<void> | undefined
 }

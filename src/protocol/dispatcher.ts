@@ -43,6 +43,11 @@ export interface DispatcherOptions extends ServerIdentity, Partial<ProtocolLimit
   inflightBytes?: ByteLedger | undefined
   /** The verdicts the door reached before dispatch, reused by the handlers (a predicate runs once per call); default none. */
   doorVerdicts?: DoorVerdicts | undefined
+  /**
+   * Scale-out: settles once the other instances can see what this one sent them so far
+   * (`ChangeRelay.written`); undefined when nothing is on its way. Every answer waits for it.
+   */
+  written?: (() => Promise<void> | undefined) | undefined
 }
 
 /**
@@ -162,6 +167,10 @@ export class Dispatcher {
       const result = this.middleware.length === 0
         ? await method(params, env)
         : await this.throughChain(request.method, params, caller.principal, session, false, async (op) => await method(op.params, env)) as Record<string, unknown>
+      // Scale-out: what the handler sent to other instances (a broadcast) is in Redis before its
+      // answer goes out, so that what the client does next, on any instance, comes after it.
+      const written = this.options.written?.()
+      if (written !== undefined) await written
       // A cancelled request gets no answer (MCP cancellation); a closed session cannot take one.
       if (!inflight.aborted) {
         const response = success(request.id, modern ? shapeModernResult(request.method, result, this.options.modern) : result)
@@ -174,6 +183,8 @@ export class Dispatcher {
         if (modern && result.resultType === 'input_required') inflight.abort(new InputRequiredError())
       }
     } catch (error) {
+      const written = this.options.written?.()
+      if (written !== undefined) await written
       if (!inflight.aborted) this.refuse(session, request.id, this.toFailure(request, error, session), operation)
     } finally {
       session.endRequest(request.id, inflight)

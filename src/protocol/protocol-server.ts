@@ -179,7 +179,7 @@ export class ProtocolServer implements MCPRegistryApi {
     this.modernRequests = new ModernInflight(limits.maxInflightRequests, inflightBytes, this.telemetry)
     const extensionMethods = new Map<string, MethodHandler>()
     const doorVerdicts = new DoorVerdicts()
-    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods, middleware: this.middleware, inflightBytes, doorVerdicts }, this.listen)
+    this.dispatcher = new Dispatcher(this.registry, { ...options, modern: this.modern, tasks: this.tasks, telemetry: this.telemetry, extensionMethods, middleware: this.middleware, inflightBytes, doorVerdicts, written: () => this.relay?.written() }, this.listen)
     this.gate = new Gate(this.registry, this.tasks, doorVerdicts)
     const built = options.extensions?.(this.registry)
     for (const extension of built?.extensions ?? []) this.install(extension, extensionMethods)

@@ -182,6 +182,12 @@ export interface Bus {
    * bus's tail). A stream 0 opened now has been sent everything up to it.
    */
   fanoutCursor: () => string
+  /**
+   * Settles once every message this instance sent so far is stored, or after `redisTimeoutMs` while
+   * the store is away; undefined when none is on its way. A request is answered only then (causal
+   * order across instances). Absent where a message is stored as it is sent (in memory).
+   */
+  written?: () => Promise<void> | undefined
   close: () => Promise<void>
 }
 

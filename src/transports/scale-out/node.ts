@@ -78,15 +78,15 @@ export class ScaleNode {
       resourceUpdated: (uri, json) => this.publish({ type: 'resource-updated', uri, json }, (entry) => entry.session.subscriptions.has(uri)),
       listChanged: (list, digest, json) => {
         if (this.lists.publishing) this.health.background(this.engine.bus.fanout({ type: 'list-changed', list, digest, json }))
-      }
+      },
+      written: () => this.engine.bus.written?.()
     })
     // Redis lost its data: the sessions held here are put back, or the next request on another
     // instance would find them gone (404), and stream-0 messages no holder (dropped).
     engine.onRedisRestart?.(() => { this.restoreAll() })
     // Idle expiry is the store's TTL; what is idle here is evicted from here.
     if (this.idleTimeoutMs > 0) {
-      this.sweep = setInterval(() => { this.sweepIdle() }, sweepEvery(this.idleTimeoutMs))
-      this.sweep.unref()
+      this.sweep = setInterval(() => { this.sweepIdle() }, sweepEvery(this.idleTimeoutMs)).unref()
     }
   }
 

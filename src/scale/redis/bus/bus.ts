@@ -248,6 +248,10 @@ export class RedisBus implements Bus {
     return this.reader.fanoutCursor()
   }
 
+  written (): Promise<void> | undefined {
+    return this.writer.written()
+  }
+
   /** `to`'s inbox on `shard`, within its byte bound; with `checkAlive`, only while `to` beats. */
   private inboxOf (to: string, shard: number, checkAlive: boolean): InboxTarget {
     return {

@@ -5,12 +5,16 @@ import type { RedisPort } from '../client.js'
 import { fieldsOf, type Stamp } from './entry.js'
 import type { InboxTarget, InboxWrite } from './inbox.js'
 import type { ResendLog } from './resend.js'
+import { WriteBarrier } from './write-barrier.js'
 
 export interface BusWriterOptions {
   self: string
   /** Bus writes waiting for Redis at most (`outboxLimit`). */
   outboxLimit: number
-  /** Longest wait for the connection before a write a request waits on is refused (`redisTimeoutMs`). */
+  /**
+   * Longest wait for the connection before a write a request waits on is refused, and of an answer
+   * for the writes issued before it (`redisTimeoutMs`).
+   */
   timeoutMs: number
 }
 
@@ -25,13 +29,22 @@ export class BusWriter {
   /** Writes refused since the outbox last emptied: the first is logged, the count once it empties. */
   private refused = 0
   private closed = false
+  /** The writes issued and not settled, for the answers that must come after them. */
+  private readonly barrier: WriteBarrier
 
   constructor (
     private readonly cmd: RedisPort,
     private readonly options: BusWriterOptions,
     private readonly resend: ResendLog,
     private readonly log: ScaleLogger
-  ) {}
+  ) {
+    this.barrier = new WriteBarrier(options.timeoutMs)
+  }
+
+  /** See {@link WriteBarrier.settled}. */
+  written (): Promise<void> | undefined {
+    return this.barrier.settled()
+  }
 
   /** XADD of one message to the stream `key`, kept for writing again once acknowledged. `replaces`: the sequence number of the entry this one writes again. */
   async append (key: string, maxLen: number, message: object, options?: WriteOptions, replaces?: number): Promise<string> {
@@ -87,7 +100,7 @@ export class BusWriter {
     }
     this.inflight++
     try {
-      return await issue((message) => ({ from: this.options.self, boot: this.boot, seq: ++this.seq, json: JSON.stringify(message) }))
+      return await this.barrier.track(issue((message) => ({ from: this.options.self, boot: this.boot, seq: ++this.seq, json: JSON.stringify(message) })))
     } finally {
       if (--this.inflight === 0 && this.refused > 0) {
         this.log.warn({ redis: this.cmd.address, refused: this.refused }, 'scale-out: bus caught up with Redis; messages were refused meanwhile')
