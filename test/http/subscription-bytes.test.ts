@@ -63,8 +63,8 @@ t.test('a client\'s sessions hold maxSubscriptionBytesPerClient of URIs, all cli
 t.test('options: the subscription byte bounds are validated', async (t) => {
   const { resolvePluginOptions, resolveServerOptions } = await import('../../src/schemas/resolve.js')
   t.match(resolvePluginOptions({}), { maxSubscriptionBytesPerClient: 4 * KB * KB, maxSubscriptionBytes: 64 * KB * KB }, 'the defaults')
-  t.throws(() => resolvePluginOptions({ maxSubscriptionBytesPerClient: '9' } as never), { problems: [{ path: 'maxSubscriptionBytesPerClient' }] }, 'a string')
-  t.throws(() => resolveServerOptions({ maxSubscriptionBytes: 1.5 } as never), { problems: [{ path: 'maxSubscriptionBytes' }] }, 'not an integer')
+  t.throws(() => resolvePluginOptions({ maxSubscriptionBytesPerClient: '9' } as never), { code: 'FST_MCP_INVALID_OPTIONS', problems: [{ path: 'maxSubscriptionBytesPerClient' }] }, 'a string')
+  t.throws(() => resolveServerOptions({ maxSubscriptionBytes: 1.5 } as never), { code: 'FST_MCP_INVALID_OPTIONS', problems: [{ path: 'maxSubscriptionBytes' }] }, 'not an integer')
   t.throws(() => resolveServerOptions({ maxSubscriptionBytesPerClient: 4 * KB }), { message: /maxSubscriptionBytesPerClient: 4096 is smaller than maxUriBytes \(8192\)/ })
   t.throws(() => resolvePluginOptions({ maxSubscriptionBytesPerClient: 128 * KB * KB }), { message: /maxSubscriptionBytes: .*smaller than maxSubscriptionBytesPerClient/ })
   t.equal(resolveServerOptions({ maxUriBytes: 1024, maxSubscriptionBytesPerClient: 1024 }).maxSubscriptionBytesPerClient, 1024)
