@@ -3,8 +3,6 @@
 // client's 100 sessions could keep 400 MiB. Raw HTTP from three loopback addresses (three hosts
 // without auth); a stream is resumable when a GET with the id of its log event replays its answer.
 import t from 'tap'
-import { MemoryEventStore } from '../../src/scale/memory/event-store.js'
-import { EventBytes } from '../../src/scale/event-bytes.js'
 import { installOtel } from '../fixtures/otel.js'
 import { listeningCatalogApp } from '../helpers/serve.js'
 import { BOTH, messageOf, openSessionWith, raw } from '../helpers/streamable-raw.js'
@@ -70,34 +68,6 @@ t.test('a client\'s sessions keep eventStoreBytesPerClient of events, all client
   const counted = Object.fromEntries(points.map((point) => [point.attributes['fastify_mcp.limit'], point.value]))
   t.same(counted, { eventStoreBytesPerClient: 1, eventStoreBytesTotal: 1 }, 'each event a bound kept out, counted under its option')
   for (const session of [mine[1], mine[2], other, third]) await close(session)
-})
-
-t.test('the memory store gives every byte back: as its sessions drop their oldest events, and when they are deleted', async (t) => {
-  const refused: string[] = []
-  const bytes = new EventBytes(3000, 2000, (limit) => { refused.push(limit) })
-  const store = new MemoryEventStore(100, 1000, bytes)
-  const event = (id: string, size: number): { id: string, data: string } => ({ id, data: 'd'.repeat(size) })
-  store.append('a1', '1', event('1_1', 600), 'alice')
-  store.append('a1', '1', event('1_2', 600), 'alice')
-  t.equal(bytes.of('alice'), 600, 'the session\'s own bound (1000) dropped its oldest event')
-  store.append('a2', '1', event('1_1', 900), 'alice')
-  store.append('a3', '1', event('1_1', 600), 'alice')
-  t.same([bytes.of('alice'), refused], [1500, ['eventStoreBytesPerClient']], 'past the client\'s share (2000) the event is not kept')
-  t.equal(store.replayAfter('a3', '1_1'), undefined)
-  store.append('b1', '1', event('1_1', 900), 'bob')
-  store.append('b1', '1', event('1_2', 800), 'bob')
-  t.same([bytes.of('bob'), bytes.total, refused.length], [800, 2300, 1], 'a session over its own bound drops its own oldest, no refusal')
-  store.append('c1', '1', event('1_1', 800), 'carol')
-  t.same([bytes.of('carol'), bytes.total, refused.at(-1)], [0, 2300, 'eventStoreBytesTotal'], 'past everyone\'s bound (3000): not kept')
-  store.append('b2', '1', event('1_1', 500), 'bob')
-  store.append('b2', '1', event('1_2', 400), 'bob')
-  t.same([bytes.of('bob'), bytes.total, refused.length, store.replayAfter('b2', '1_1')?.events.length], [1200, 2700, 3, undefined],
-    'past everyone\'s bound again: the session drops its own oldest first, then the event fits (a refusal: it cut in)')
-  t.equal(store.replayAfter('b1', '1_2')?.streamId, '1', 'another session of the client keeps its events')
-  for (const session of ['a1', 'a2', 'a3', 'b1', 'b2', 'c1']) store.deleteSession(session)
-  t.same([bytes.total, bytes.of('alice'), bytes.of('bob'), bytes.of('carol')], [0, 0, 0, 0], 'nothing held once every session is gone')
-  store.append('x', '1', event('1_1', 10))
-  t.equal(bytes.total, 0, 'an event without a client counts against its session only')
 })
 
 t.test('options: the kept-event byte bounds are validated', async (t) => {
