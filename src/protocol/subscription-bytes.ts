@@ -43,7 +43,8 @@ export class SubscriptionBytes {
     if (session.subscriptions.has(uri)) return
     const charge = this.chargeOf(session, client)
     this.settle(session, charge)
-    const over = this.ledger.take(charge.client, Buffer.byteLength(uri, 'utf8'))
+    const bytes = Buffer.byteLength(uri, 'utf8')
+    const over = this.ledger.take(charge.client, bytes)
     if (over !== undefined) {
       const limit = over === 'perClient' ? 'maxSubscriptionBytesPerClient' : 'maxSubscriptionBytes'
       const max = over === 'perClient' ? this.ledger.maxPerClient : this.ledger.maxOverall
@@ -51,7 +52,7 @@ export class SubscriptionBytes {
       throw limitError(ErrorCode.InvalidRequest, `Too many bytes of subscribed URIs: ${whose} may hold ${max} bytes (${limit}); unsubscribe first`, limit, max)
     }
     session.subscriptions.add(uri)
-    charge.bytes += Buffer.byteLength(uri, 'utf8')
+    charge.bytes += bytes
   }
 
   unsubscribe (session: Session, uri: string): void {

@@ -55,8 +55,8 @@ export const serverProperties = {
    * Bytes of the resource URIs (UTF-8) the sessions of one client may be subscribed to, all its
    * sessions together; a client is its identity with `auth`, its address without (as
    * `maxSessionsPerClient` counts), the process on stdio. A subscription past it gets -32600 with
-   * `data.limit` naming this option; unsubscribing, or closing a session, gives its bytes back.
-   * At least `maxUriBytes`. Default 4194304 (4 MiB).
+   * `data.limit` naming this option (so does a URI longer than it, whatever `maxUriBytes` admits);
+   * unsubscribing, or closing a session, gives its bytes back. Default 4194304 (4 MiB).
    */
   maxSubscriptionBytesPerClient: Defaulted(Type.Integer({ minimum: 1024, default: DEFAULT_LIMITS.maxSubscriptionBytesPerClient })),
   /**
@@ -167,15 +167,12 @@ export function protocolRules (options: Record<string, unknown>, add: Add): void
 }
 
 /**
- * The bounds of subscribed bytes: a client's share below one URI the server accepts would refuse
- * every such URI; an overall bound below one client's share would be the real one.
+ * An overall bound of subscribed bytes below one client's share would be the real one. A share
+ * below `maxUriBytes` is fine: that bound is also for reads, whose URIs may be longer than any a
+ * client should keep subscribed to.
  */
 function subscriptionRules (options: Record<string, unknown>, add: Add): void {
   const { maxSubscriptionBytesPerClient: perClient, maxSubscriptionBytes: overall } = options
-  const maxUriBytes = typeof options.maxUriBytes === 'number' ? options.maxUriBytes : DEFAULT_LIMITS.maxUriBytes
-  if (typeof perClient === 'number' && perClient < maxUriBytes) {
-    add('maxSubscriptionBytesPerClient', `${perClient} is smaller than maxUriBytes (${maxUriBytes}): a URI the server accepts would be refused; raise it to ${maxUriBytes} or more, or lower maxUriBytes`)
-  }
   if (typeof perClient === 'number' && typeof overall === 'number' && overall < perClient) {
     add('maxSubscriptionBytes', `${overall} is smaller than maxSubscriptionBytesPerClient (${perClient}), which it includes: raise it, or lower maxSubscriptionBytesPerClient`)
   }

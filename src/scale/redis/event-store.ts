@@ -45,6 +45,7 @@ export class RedisEventStore implements SessionEventStore {
     bounds?.settle(sessionId, Number(held))
   }
 
+  /** This instance's copy of the session closed: its share stops counting here; the log lives on for the others. */
   release (sessionId: string): void {
     this.options.bytes?.release(sessionId)
   }
