@@ -15,6 +15,7 @@ import type { Principal } from './principal.js'
 import type { Registry } from './registry.js'
 import { RequestContext } from './request-context.js'
 import type { Session } from './session.js'
+import { SubscriptionBytes } from './subscription-bytes.js'
 import type { TaskManager } from './tasks/manager.js'
 import type { ServerOperation, Telemetry } from '../telemetry/index.js'
 import type { ErrorLogger } from '../util/logger.js'
@@ -64,6 +65,7 @@ export class Dispatcher {
   private readonly extensionMethods: ReadonlyMap<string, MethodHandler>
   private readonly middleware: readonly Middleware[]
   private readonly inflightBytes: ByteLedger
+  private readonly subscriptionBytes: SubscriptionBytes
 
   constructor (registry: Registry, options: DispatcherOptions, listen: ListenHub) {
     this.registry = registry
@@ -74,6 +76,7 @@ export class Dispatcher {
     this.requestState = new RequestStateCodec(options.requestState)
     this.listen = listen
     this.inflightBytes = options.inflightBytes ?? new ByteLedger(this.limits.maxInflightBytes, this.limits.maxInflightBytesPerClient)
+    this.subscriptionBytes = new SubscriptionBytes(this.limits.maxSubscriptionBytes, this.limits.maxSubscriptionBytesPerClient)
   }
 
   /**
@@ -162,7 +165,7 @@ export class Dispatcher {
     const access = registry.gated
       ? requestAccess(registry, { principal: caller.principal, method: request.method, protocolVersion: session.protocolVersion ?? LATEST_PROTOCOL_VERSION, transport: session.transport, decided: this.options.doorVerdicts?.of(caller) })
       : OPEN_ACCESS
-    const env: MethodEnv = { registry, session, ctx, caller, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks, requestState: this.requestState, listen: this.listen, extensionMethods: this.extensionMethods, access }
+    const env: MethodEnv = { registry, session, ctx, caller, server: this.options, logger: this.options.logger, limits: this.limits, tasks: this.options.tasks, requestState: this.requestState, listen: this.listen, extensionMethods: this.extensionMethods, access, subscriptionBytes: this.subscriptionBytes }
     try {
       const result = this.middleware.length === 0
         ? await method(params, env)

@@ -19,6 +19,10 @@ export interface ProtocolLimits {
   readonly maxInflightBytesPerClient: number
   /** Bytes of JSON an `initialize` may declare (capabilities and clientInfo), which its session keeps. */
   readonly maxInitializeBytes: number
+  /** Bytes of the resource URIs the sessions of one client are subscribed to (see `Caller.client`). */
+  readonly maxSubscriptionBytesPerClient: number
+  /** Bytes of the resource URIs subscribed to, all sessions together. */
+  readonly maxSubscriptionBytes: number
 }
 
 const MiB = 1024 * 1024
@@ -29,7 +33,9 @@ export const DEFAULT_LIMITS: ProtocolLimits = Object.freeze({
   maxInflightRequests: 1000,
   maxInflightBytes: 512 * MiB,
   maxInflightBytesPerClient: 32 * MiB,
-  maxInitializeBytes: 16_384
+  maxInitializeBytes: 16_384,
+  maxSubscriptionBytesPerClient: 4 * MiB,
+  maxSubscriptionBytes: 64 * MiB
 })
 
 export function resolveLimits (options: Partial<ProtocolLimits>): ProtocolLimits {
@@ -39,7 +45,9 @@ export function resolveLimits (options: Partial<ProtocolLimits>): ProtocolLimits
     maxInflightRequests: options.maxInflightRequests ?? DEFAULT_LIMITS.maxInflightRequests,
     maxInflightBytes: options.maxInflightBytes ?? DEFAULT_LIMITS.maxInflightBytes,
     maxInflightBytesPerClient: options.maxInflightBytesPerClient ?? DEFAULT_LIMITS.maxInflightBytesPerClient,
-    maxInitializeBytes: options.maxInitializeBytes ?? DEFAULT_LIMITS.maxInitializeBytes
+    maxInitializeBytes: options.maxInitializeBytes ?? DEFAULT_LIMITS.maxInitializeBytes,
+    maxSubscriptionBytesPerClient: options.maxSubscriptionBytesPerClient ?? DEFAULT_LIMITS.maxSubscriptionBytesPerClient,
+    maxSubscriptionBytes: options.maxSubscriptionBytes ?? DEFAULT_LIMITS.maxSubscriptionBytes
   })
 }
 
@@ -89,6 +97,16 @@ export class ByteLedger {
     this.perClient.set(client, mine + bytes)
     this.held += bytes
     return undefined
+  }
+
+  /**
+   * Counts `bytes` for `client` whatever the bounds: bytes already held that the ledger learns of
+   * late (a session's state refreshed from a store other instances write too). The next
+   * {@link take} of that client or of everyone is refused until enough is given back.
+   */
+  hold (client: string, bytes: number): void {
+    this.perClient.set(client, (this.perClient.get(client) ?? 0) + bytes)
+    this.held += bytes
   }
 
   /** Gives back what {@link take} took. */

@@ -73,8 +73,8 @@ export class Session {
   /**
    * The client this session counts against (`Caller.client`: its identity with auth, its address
    * without), set by the transport that opened it, so that a request on it need not work the key
-   * out again. Undefined for a session rebuilt from a record on another instance: the caller's key
-   * is used then.
+   * out again. Undefined for a session rebuilt from a record on another instance until a request
+   * reaches it there (Streamable HTTP then sets that caller's key); until then the caller's key is used.
    */
   client: string | undefined
   state: SessionState = 'new'

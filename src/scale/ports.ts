@@ -234,6 +234,19 @@ export interface EventStore {
 }
 
 /**
+ * The event store as the Streamable HTTP channels call it. A built-in store (in memory, Redis) also
+ * bounds what the sessions of one client keep, and all sessions (`eventStoreBytesPerClient`,
+ * `eventStoreBytesTotal`), so it takes the session's client with each event, and hears when a copy
+ * of a shared session closes here. A user's {@link EventStore} fits as it is: it ignores both.
+ */
+export interface SessionEventStore extends EventStore {
+  /** `client`: who the session counts against (`Session.client`); undefined: counted per session only. */
+  append: (sessionId: string, streamId: string, event: StoredEvent, client?: string) => void | Promise<void>
+  /** This process no longer serves the session (its copy closed; the shared events live on): stop counting them. */
+  release?: (sessionId: string) => void
+}
+
+/**
  * One instance's share of the engine: what the transports are given (the plugin builds it from
  * `scaleOut`; tests build in-process ones with `MemoryHub.engine()`). Whoever builds it closes it,
  * after the app.
@@ -245,7 +258,7 @@ export interface ScaleEngine {
    * Events of request streams (Streamable HTTP), shared, so that a stream can be replayed on any
    * instance. Event ids name their stream and its executor (`{instance}.{k}_{n}`).
    */
-  readonly events: EventStore
+  readonly events: SessionEventStore
   /**
    * Called after the shared state was lost (Redis came back empty): each instance re-creates the
    * records and stream claims of the sessions it holds. Absent where it cannot happen (in memory).

@@ -83,6 +83,21 @@ export const httpRouteProperties = {
    */
   eventStoreBytes: Defaulted(Type.Integer({ minimum: 1024, default: 4 * MiB })),
   /**
+   * Bytes of events kept for resumption for the sessions of one client, all its sessions together;
+   * a client is its identity with `auth`, its address without (as `maxSessionsPerClient` counts).
+   * An event past it drops the session's own oldest events first; if it still does not fit, it is
+   * written live but not kept (a resume from before it gets 400), and the refusal is counted.
+   * Events are given back as they are dropped and when their session ends. With `scaleOut`, each
+   * instance counts the request-stream events it wrote. At least `eventStoreBytes`. Default
+   * 67108864 (64 MiB).
+   */
+  eventStoreBytesPerClient: Defaulted(Type.Integer({ minimum: 1024, default: 64 * MiB })),
+  /**
+   * Bytes of events kept for resumption, all sessions of all clients together; past it, as past
+   * `eventStoreBytesPerClient`. At least `eventStoreBytesPerClient`. Default 536870912 (512 MiB).
+   */
+  eventStoreBytesTotal: Defaulted(Type.Integer({ minimum: 1024, default: 512 * MiB })),
+  /**
    * Where the events of Streamable HTTP sessions are kept for resumption: an object implementing
    * `EventStore` (`append`, `replayAfter`, `deleteSession`; each may return a promise). Used as
    * given (never copied or frozen) and bounded by itself: `eventStoreSize` and `eventStoreBytes`
@@ -174,10 +189,26 @@ export function httpRules (http: Record<string, unknown>, base: string, add: Add
   }
 
   scaleOutRules(http, base, add)
+  eventBytesRules(http, base, add)
   if (http.eventStore === LIVE && http.stateless === true) {
     add(join(base, 'eventStore'), 'refused together with stateless: a stateless server keeps no events to resume; remove one of the two')
   }
   authRules(http.auth, join(base, 'auth'), add)
+}
+
+/**
+ * A client's share of kept events below one session's would make `eventStoreBytes` a bound no
+ * session reaches (an answer it promises to keep would never be); everyone's below one client's
+ * share would be the real one.
+ */
+function eventBytesRules (http: Record<string, unknown>, base: string, add: Add): void {
+  const { eventStoreBytes: session, eventStoreBytesPerClient: perClient, eventStoreBytesTotal: total } = http
+  if (typeof perClient === 'number' && typeof session === 'number' && perClient < session) {
+    add(join(base, 'eventStoreBytesPerClient'), `${perClient} is smaller than eventStoreBytes (${session}), the bytes one session keeps: raise it, or lower eventStoreBytes`)
+  }
+  if (typeof perClient === 'number' && typeof total === 'number' && total < perClient) {
+    add(join(base, 'eventStoreBytesTotal'), `${total} is smaller than eventStoreBytesPerClient (${perClient}), which it includes: raise it, or lower eventStoreBytesPerClient`)
+  }
 }
 
 /** Names proxy-addr (Fastify's `trustProxy`) gives to address ranges. */

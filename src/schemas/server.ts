@@ -52,6 +52,20 @@ export const serverProperties = {
    */
   maxSubscriptions: Defaulted(Type.Integer({ minimum: 1, default: DEFAULT_LIMITS.maxSubscriptions })),
   /**
+   * Bytes of the resource URIs (UTF-8) the sessions of one client may be subscribed to, all its
+   * sessions together; a client is its identity with `auth`, its address without (as
+   * `maxSessionsPerClient` counts), the process on stdio. A subscription past it gets -32600 with
+   * `data.limit` naming this option (so does a URI longer than it, whatever `maxUriBytes` admits);
+   * unsubscribing, or closing a session, gives its bytes back. Default 4194304 (4 MiB).
+   */
+  maxSubscriptionBytesPerClient: Defaulted(Type.Integer({ minimum: 1024, default: DEFAULT_LIMITS.maxSubscriptionBytesPerClient })),
+  /**
+   * Bytes of the resource URIs subscribed to, all sessions of all clients together; past it, as
+   * past `maxSubscriptionBytesPerClient`. At least `maxSubscriptionBytesPerClient`. Default
+   * 67108864 (64 MiB).
+   */
+  maxSubscriptionBytes: Defaulted(Type.Integer({ minimum: 1024, default: DEFAULT_LIMITS.maxSubscriptionBytes })),
+  /**
    * Client requests one session may have being handled at once; the next one is answered at once
    * with -32600 and its handler does not run. Default 1000.
    */
@@ -142,6 +156,7 @@ export function protocolRules (options: Record<string, unknown>, add: Add): void
   if (isRecord(tasks) && typeof tasks.maxBytes === 'number' && typeof tasks.maxBytesPerPrincipal === 'number' && tasks.maxBytes < tasks.maxBytesPerPrincipal) {
     add('tasks.maxBytes', `${tasks.maxBytes} is smaller than tasks.maxBytesPerPrincipal (${tasks.maxBytesPerPrincipal}), which it includes: raise it, or lower tasks.maxBytesPerPrincipal`)
   }
+  subscriptionRules(options, add)
   const protocols = options.protocols
   if (!Array.isArray(protocols)) return
   const seen = new Set<unknown>()
@@ -149,6 +164,18 @@ export function protocolRules (options: Record<string, unknown>, add: Add): void
     if (seen.has(generation)) add(join('protocols', i), `${JSON.stringify(generation)} is listed twice; list each generation once ('modern', 'legacy')`)
     seen.add(generation)
   })
+}
+
+/**
+ * An overall bound of subscribed bytes below one client's share would be the real one. A share
+ * below `maxUriBytes` is fine: that bound is also for reads, whose URIs may be longer than any a
+ * client should keep subscribed to.
+ */
+function subscriptionRules (options: Record<string, unknown>, add: Add): void {
+  const { maxSubscriptionBytesPerClient: perClient, maxSubscriptionBytes: overall } = options
+  if (typeof perClient === 'number' && typeof overall === 'number' && overall < perClient) {
+    add('maxSubscriptionBytes', `${overall} is smaller than maxSubscriptionBytesPerClient (${perClient}), which it includes: raise it, or lower maxSubscriptionBytesPerClient`)
+  }
 }
 
 /**

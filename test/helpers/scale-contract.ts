@@ -3,7 +3,8 @@
 // what the transports rely on, nothing about how an implementation keeps it.
 import type { Test } from 'tap'
 import type { StoredTask, TaskStore } from '../../src/protocol/tasks/types.js'
-import type { Bus, Envelope, EventStore, SessionRecord, SessionStore } from '../../src/scale/ports.js'
+import { EventBytes } from '../../src/scale/event-bytes.js'
+import type { Bus, Envelope, EventStore, SessionEventStore, SessionRecord, SessionStore, StoredEvent } from '../../src/scale/ports.js'
 import { sleep, until } from './wait.js'
 
 export function record (id: string, extra: Partial<SessionRecord> = {}): SessionRecord {
@@ -142,6 +143,45 @@ export function eventStoreContract (t: Test, make: EventStores): void {
     t.equal(await b.replayAfter('y', 'S_huge'), undefined, 'nor the event itself')
     await a.append('y', 'S', { id: 'S_next', data: '{}' })
     t.same(await b.replayAfter('y', 'S_next'), { streamId: 'S', events: [] }, 'and the log goes on')
+  })
+}
+
+/** A store of 100 events and 1000 bytes per session, bounded per client and overall by `bytes`. */
+export type BoundedEventStore = (bytes: EventBytes) => Promise<SessionEventStore>
+
+export function eventBytesContract (t: Test, make: BoundedEventStore): void {
+  t.test('bounded per client and overall: the session\'s oldest go first, then the event; every byte given back', async (t) => {
+    const refused: string[] = []
+    const bytes = new EventBytes(3000, 2000, (limit) => { refused.push(limit) })
+    const store = await make(bytes)
+    const event = (id: string, size: number): StoredEvent => ({ id, data: 'd'.repeat(size) })
+    await store.append('a1', '1', event('1_1', 600), 'alice')
+    await store.append('a1', '1', event('1_2', 600), 'alice')
+    t.equal(bytes.of('alice'), 600, 'the session\'s own bound (1000) dropped its oldest event')
+    await store.append('a2', '1', event('1_1', 900), 'alice')
+    await store.append('a3', '1', event('1_1', 600), 'alice')
+    t.same([bytes.of('alice'), refused], [1500, ['eventStoreBytesPerClient']], 'past the client\'s share (2000) the event is not kept')
+    t.equal(await store.replayAfter('a3', '1_1'), undefined)
+    await store.append('b1', '1', event('1_1', 900), 'bob')
+    await store.append('b1', '1', event('1_2', 800), 'bob')
+    t.same([bytes.of('bob'), bytes.total, refused.length], [800, 2300, 1], 'a session over its own bound drops its own oldest, no refusal')
+    await store.append('c1', '1', event('1_1', 800), 'carol')
+    t.same([bytes.of('carol'), bytes.total, refused.at(-1)], [0, 2300, 'eventStoreBytesTotal'], 'past everyone\'s bound (3000): not kept')
+    await store.append('b2', '1', event('1_1', 500), 'bob')
+    await store.append('b2', '1', event('1_2', 400), 'bob')
+    t.same([bytes.of('bob'), bytes.total, refused.length, await store.replayAfter('b2', '1_1')], [1200, 2700, 3, undefined],
+      'past everyone\'s bound again: the session drops its own oldest first, then the event fits (a refusal: the bound cut in)')
+    t.equal((await store.replayAfter('b1', '1_2'))?.streamId, '1', 'another session of the client keeps its events')
+    // A shared store hears when a session's copy closes on this instance (one process deletes instead).
+    if (store.release !== undefined) {
+      store.release('b1')
+      t.same([bytes.of('bob'), bytes.total], [400, 1900], 'a session released (its copy here closed) no longer counts here')
+      t.equal((await store.replayAfter('b1', '1_2'))?.streamId, '1', 'and its events live on for the other instances')
+    }
+    for (const session of ['a1', 'a2', 'a3', 'b1', 'b2', 'c1']) await store.deleteSession(session)
+    t.same([bytes.total, bytes.of('alice'), bytes.of('bob'), bytes.of('carol')], [0, 0, 0, 0], 'nothing held once every session is gone')
+    await store.append('x', '1', event('1_1', 10))
+    t.equal(bytes.total, 0, 'an event without a client counts against its session only')
   })
 }
 

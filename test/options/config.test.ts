@@ -32,7 +32,9 @@ const HTTP_DEFAULTS = {
   idleTimeoutMs: 1800000,
   stateless: false,
   eventStoreSize: 100,
-  eventStoreBytes: 4194304
+  eventStoreBytes: 4194304,
+  eventStoreBytesPerClient: 67108864,
+  eventStoreBytesTotal: 536870912
 }
 const LISTEN_DEFAULTS = { listen: { maxStreams: 10000, maxStreamsPerPrincipal: 16, maxResourceSubscriptions: 100, maxRequestBytes: 65536 } }
 const TASK_DEFAULTS = { ttlMs: 3600000, pollIntervalMs: 1000, maxTasks: 10000, maxTasksPerPrincipal: 100, maxBytes: 268435456, maxBytesPerPrincipal: 16777216 }
@@ -48,6 +50,8 @@ const SERVER_DEFAULTS = {
   maxInflightBytesPerClient: 33554432,
   maxInflightBytes: 536870912,
   maxInitializeBytes: 16384,
+  maxSubscriptionBytesPerClient: 4194304,
+  maxSubscriptionBytes: 67108864,
   logLevel: 'warn',
   protocols: ['modern', 'legacy'],
   cache: { ttlMs: 0, scope: 'private' },
@@ -259,6 +263,8 @@ t.test('plugin options: Fastify register keys stripped, port and host refused', 
     maxInflightBytesPerClient: 33554432,
     maxInflightBytes: 536870912,
     maxInitializeBytes: 16384,
+    maxSubscriptionBytesPerClient: 4194304,
+    maxSubscriptionBytes: 67108864,
     endpoint: '/events',
     protocols: ['modern', 'legacy'],
     cache: { ttlMs: 0, scope: 'private' },

@@ -4,7 +4,7 @@ import t, { type Test } from 'tap'
 import { MemoryTaskStore } from '../../src/protocol/tasks/memory-store.js'
 import { MemoryHub } from '../../src/scale/memory/bus.js'
 import { MemoryEventStore } from '../../src/scale/memory/event-store.js'
-import { busContract, eventStoreContract, sessionStoreContract, taskStoreContract } from '../helpers/scale-contract.js'
+import { busContract, eventBytesContract, eventStoreContract, sessionStoreContract, taskStoreContract } from '../helpers/scale-contract.js'
 
 function hub (t: Test): MemoryHub {
   const made = new MemoryHub()
@@ -24,6 +24,7 @@ t.test('EventStore', async (t) => {
     const store = new MemoryEventStore(maxEvents, maxBytes)
     return [store, store]
   })
+  eventBytesContract(t, async (bytes) => new MemoryEventStore(100, 1000, bytes))
 })
 
 t.test('TaskStore', async (t) => {

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap'
 import { createScaleEngine, type RedisScaleEngine } from '../../src/scale/redis/engine.js'
 import type { ScaleLogger } from '../../src/scale/ports.js'
 import { SCALE_OUT_DEFAULTS } from '../../src/schemas/scale-out.js'
-import { busContract, collect, eventStoreContract, record, sessionStoreContract, taskStoreContract } from '../helpers/scale-contract.js'
+import { busContract, collect, eventBytesContract, eventStoreContract, record, sessionStoreContract, taskStoreContract } from '../helpers/scale-contract.js'
 import { redisTest, startRedis, type RedisServer } from '../helpers/redis-server.js'
 import { RedisTaskStore } from '../../src/scale/redis/task-store.js'
 import { RedisEventStore } from '../../src/scale/redis/event-store.js'
@@ -67,6 +67,7 @@ t.test('contracts on Redis', redisTest(t), async (t) => {
       const options = { maxEvents, maxBytes, ttlMs: 60_000, timeoutMs: 1000 }
       return [new RedisEventStore(port, keys, options), new RedisEventStore(port, keys, options)]
     })
+    eventBytesContract(t, async (bytes) => new RedisEventStore(port, keysOf(fresh()), { maxEvents: 100, maxBytes: 1000, ttlMs: 60_000, timeoutMs: 1000, bytes }))
   })
   t.test('TaskStore', async (t) => {
     taskStoreContract(t, async (now) => {

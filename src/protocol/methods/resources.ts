@@ -72,11 +72,12 @@ export const subscribe: MethodHandler = async (params, env) => {
   if (session.subscriptions.size >= max && !session.subscriptions.has(uri)) {
     throw new McpError(ErrorCode.InvalidRequest, `this session holds ${max} subscriptions (maxSubscriptions); unsubscribe first`, { maxSubscriptions: max, limit: 'maxSubscriptions', max })
   }
-  session.subscriptions.add(uri)
+  // Counted against the client that opened the session; a copy rebuilt on another instance has none: the caller's.
+  env.subscriptionBytes.subscribe(session, session.client ?? env.caller.client, uri)
   return {}
 }
 
-export const unsubscribe: MethodHandler = (params, { session, limits }) => {
-  session.subscriptions.delete(requireUri(params, 'uri', limits))
+export const unsubscribe: MethodHandler = (params, { session, limits, subscriptionBytes }) => {
+  subscriptionBytes.unsubscribe(session, requireUri(params, 'uri', limits))
   return {}
 }

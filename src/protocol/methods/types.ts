@@ -4,6 +4,7 @@ import type { ListenHub } from '../listen/hub.js'
 import type { Registry } from '../registry.js'
 import type { RequestContext } from '../request-context.js'
 import type { Session } from '../session.js'
+import type { SubscriptionBytes } from '../subscription-bytes.js'
 import type { TaskManager } from '../tasks/manager.js'
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js'
 import { exceedsBytes, type ProtocolLimits } from '../limits.js'
@@ -41,6 +42,8 @@ export interface MethodEnv {
   extensionMethods: ReadonlyMap<string, MethodHandler>
   /** The access rules as this request's caller meets them: what it may use, what its lists show. */
   access: RequestAccess
+  /** What resource subscriptions hold, per client and overall. */
+  subscriptionBytes: SubscriptionBytes
 }
 
 /**

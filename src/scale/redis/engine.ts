@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { TaskStore } from '../../protocol/tasks/types.js'
+import { EventBytes } from '../event-bytes.js'
 import { storedLifetimeMs } from '../lifetime.js'
 import type { ScaleEngine, ScaleLogger } from '../ports.js'
 import { RedisBus } from './bus/bus.js'
@@ -31,6 +32,10 @@ export interface ScaleEngineOptions {
   eventStoreSize: number
   /** Bytes of events kept per session and per log (`eventStoreBytes`). */
   eventStoreBytes: number
+  /** Bytes of request-stream events kept for the sessions of one client, as one instance counts them (`eventStoreBytesPerClient`); unset: unbounded. */
+  eventStoreBytesPerClient?: number | undefined
+  /** Bytes of request-stream events kept for all sessions, as one instance counts them (`eventStoreBytesTotal`); unset: unbounded. */
+  eventStoreBytesTotal?: number | undefined
   /** A session's lifetime without activity (`idleTimeoutMs`); 0 = no idle timeout (its keys still expire a day after its last use). */
   idleTimeoutMs: number
 }
@@ -126,7 +131,7 @@ export async function createScaleEngine (options: ScaleEngineOptions, log: Scale
     address: cmd.address,
     sessions: new RedisSessionStore(cmd, keys, timeoutMs, (id, instance, tail, previous) => { bus.claimed(id, instance, tail, previous) }, refused),
     bus,
-    events: new RedisEventStore(cmd, keys, { ...logs, timeoutMs }),
+    events: new RedisEventStore(cmd, keys, { ...logs, timeoutMs, bytes: eventBytesOf(options, refused) }),
     tasks: new RedisTaskStore(cmd, keys, timeoutMs),
     onRedisRestart: (handler) => { restartHandlers.push(handler) },
     onLimitRefusal: (handler) => { refusalHandlers.push(handler) },
@@ -142,4 +147,11 @@ export async function createScaleEngine (options: ScaleEngineOptions, log: Scale
       await closing
     }
   }
+}
+
+/** The bounds of kept events per client and overall, when the options set either. */
+function eventBytesOf (options: ScaleEngineOptions, refused: (limit: string) => void): EventBytes | undefined {
+  const { eventStoreBytesPerClient: perClient, eventStoreBytesTotal: total } = options
+  if (perClient === undefined && total === undefined) return undefined
+  return new EventBytes(total ?? Infinity, perClient ?? Infinity, refused)
 }

@@ -1,5 +1,6 @@
 import type { JsonRpcId } from '../../jsonrpc/messages.js'
-import type { EventReplay, EventStore, StoredEvent } from '../ports.js'
+import type { EventBytes } from '../event-bytes.js'
+import type { EventReplay, SessionEventStore, StoredEvent } from '../ports.js'
 import { bounded, type RedisPort } from './client.js'
 import type { Keys } from './keys.js'
 
@@ -11,6 +12,11 @@ export interface RedisEventStoreOptions {
   /** Lifetime of an idle session's events (`idleTimeoutMs`); 0 = until the session is deleted. */
   ttlMs: number
   timeoutMs: number
+  /**
+   * What the sessions of one client and all sessions keep, as this instance counts them (see
+   * {@link EventBytes}); undefined: per session only.
+   */
+  bytes?: EventBytes | undefined
 }
 
 /**
@@ -22,14 +28,26 @@ export interface RedisEventStoreOptions {
  * a session making thousands of calls would otherwise hold thousands of logs until it idles out.
  * Stream 0 has its own log, written by the bus's deliver0 (its positions are Redis ids).
  */
-export class RedisEventStore implements EventStore {
+export class RedisEventStore implements SessionEventStore {
   constructor (private readonly redis: RedisPort, private readonly keys: Keys, private readonly options: RedisEventStoreOptions) {}
 
-  async append (sessionId: string, streamId: string, event: StoredEvent): Promise<void> {
-    const { maxEvents, maxBytes, ttlMs, timeoutMs } = this.options
-    await bounded(this.redis, timeoutMs, async () => await this.redis.script('mcpEventAppend',
+  async append (sessionId: string, streamId: string, event: StoredEvent, client?: string): Promise<void> {
+    const { maxEvents, ttlMs, timeoutMs } = this.options
+    const bounds = client === undefined ? undefined : this.options.bytes
+    // The log's bound for this append: the session's own, or less when its client's share (or
+    // everyone's) leaves less; the script drops the session's oldest events first, then this one.
+    const maxBytes = bounds === undefined || client === undefined
+      ? this.options.maxBytes
+      : bounds.room(sessionId, client, Buffer.byteLength(event.data, 'utf8'), this.options.maxBytes)
+    const held = await bounded(this.redis, timeoutMs, async () => await this.redis.script('mcpEventAppend',
       [this.keys.requestLog(sessionId), this.keys.logBytes(sessionId)],
       [event.data, event.id, streamId, maxEvents, maxBytes, ttlMs, event.requestId === undefined ? '' : JSON.stringify(event.requestId)]))
+    bounds?.settle(sessionId, Number(held))
+  }
+
+  /** This instance's copy of the session closed: its share stops counting here; the log lives on for the others. */
+  release (sessionId: string): void {
+    this.options.bytes?.release(sessionId)
   }
 
   async replayAfter (sessionId: string, lastEventId: string): Promise<EventReplay | undefined> {
@@ -55,6 +73,7 @@ export class RedisEventStore implements EventStore {
   }
 
   async deleteSession (sessionId: string): Promise<void> {
+    this.options.bytes?.release(sessionId)
     await bounded(this.redis, this.options.timeoutMs, async () => await this.redis.del([this.keys.requestLog(sessionId), this.keys.logBytes(sessionId)]))
   }
 }

@@ -127,6 +127,7 @@ return { gw, prev, pos }`],
   /**
    * KEYS: a session's request-stream log, the logs' byte counts. ARGV: data, event id, stream,
    * maxLen, maxBytes, ttlMs, the request id as JSON or '' (`q`, on a stream's priming event).
+   * Returns the bytes the log holds after (what a client's share of kept events counts).
    */
   mcpEventAppend: [2, APPEND + `
 local fields = { 'd', ARGV[1], 'i', ARGV[2], 's', ARGV[3] }
@@ -134,7 +135,8 @@ if ARGV[7] ~= '' then
   fields[7] = 'q'
   fields[8] = ARGV[7]
 end
-return append(KEYS[1], KEYS[2], 'r', tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), fields)`],
+append(KEYS[1], KEYS[2], 'r', tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), fields)
+return tonumber(redis.call('HGET', KEYS[2], 'r') or '0')`],
   /**
    * KEYS: the live zset, this instance's inbox on shard 0, its byte count. ARGV: instance, expiry
    * (ms), inbox TTL (ms). Beats on Redis' clock (instances' clocks may differ), drops instances

@@ -6,7 +6,7 @@ import { classifyMessage, type ClassifiedMessage, type JsonRpcId } from '../../j
 import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import { samePrincipal, type Principal } from '../../protocol/principal.js'
 import type { Session } from '../../protocol/session.js'
-import type { EventStore } from '../../scale/ports.js'
+import type { SessionEventStore } from '../../scale/ports.js'
 import type { DirectMessage, ForwardedPrincipal } from '../../scale/ports.js'
 import { postedMessage } from '../http/body.js'
 import type { HttpPlumbing } from '../http/plumbing.js'
@@ -43,7 +43,7 @@ function gatewayOf (entry: StreamableEntry): GatewayChannel {
  * its POSTs are forwarded there.
  */
 export class ClusterDirectory implements SessionDirectory {
-  readonly events: EventStore
+  readonly events: SessionEventStore
   readonly eventsFailed: (error: unknown) => void
   private readonly node: ScaleNode
   private readonly core: ProtocolServer

@@ -5,7 +5,8 @@ import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import type { Principal } from '../../protocol/principal.js'
 import type { Session } from '../../protocol/session.js'
 import { MemoryEventStore } from '../../scale/memory/event-store.js'
-import type { EventStore } from '../../scale/ports.js'
+import { EventBytes } from '../../scale/event-bytes.js'
+import type { EventStore, SessionEventStore } from '../../scale/ports.js'
 import { startIdleSweep } from '../http/idle.js'
 import type { HttpPlumbing } from '../http/plumbing.js'
 import { StreamableChannel } from '../streamable/channel.js'
@@ -60,7 +61,7 @@ export interface SessionDirectory {
   // ---- Streamable HTTP ------------------------------------------------------------
 
   /** The event store of the endpoint's sessions (undefined: no event ids, no resumption). */
-  readonly events: EventStore | undefined
+  readonly events: SessionEventStore | undefined
   /** The event store failed to record or replay (the event itself was still written live). */
   readonly eventsFailed: (error: unknown) => void
   /** The channel of a session opened on the endpoint. */
@@ -112,12 +113,21 @@ export interface LocalDirectoryOptions {
   readonly eventStore?: EventStore | undefined
   readonly eventStoreSize: number
   readonly eventStoreBytes: number
+  readonly eventStoreBytesPerClient: number
+  readonly eventStoreBytesTotal: number
   readonly idleTimeoutMs: number
+}
+
+/** The built-in store, bounded per session, per client and overall; undefined when `eventStoreSize` is 0. */
+function memoryEvents (options: LocalDirectoryOptions, core: ProtocolServer): MemoryEventStore | undefined {
+  if (options.eventStoreSize === 0) return undefined
+  const bytes = new EventBytes(options.eventStoreBytesTotal, options.eventStoreBytesPerClient, (limit) => { core.telemetry.limitRefusal(limit) })
+  return new MemoryEventStore(options.eventStoreSize, options.eventStoreBytes, bytes)
 }
 
 /** One instance: the transports' own tables are the whole story. */
 export class LocalDirectory implements SessionDirectory {
-  readonly events: EventStore | undefined
+  readonly events: SessionEventStore | undefined
   readonly eventsFailed: (error: unknown) => void
   private readonly core: ProtocolServer
   private readonly http: HttpPlumbing
@@ -128,7 +138,7 @@ export class LocalDirectory implements SessionDirectory {
     this.http = http
     this.idleTimeoutMs = options.idleTimeoutMs
     // A stateless session lives for one POST: there is nothing to resume.
-    this.events = options.stateless ? undefined : options.eventStore ?? (options.eventStoreSize > 0 ? new MemoryEventStore(options.eventStoreSize, options.eventStoreBytes) : undefined)
+    this.events = options.stateless ? undefined : options.eventStore ?? memoryEvents(options, core)
     this.eventsFailed = (error) => { log.error({ err: error }, 'MCP event store failed') }
   }
 

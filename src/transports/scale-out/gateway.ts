@@ -65,6 +65,7 @@ export class GatewayChannel extends StreamableChannel {
   /** The events are shared: closing here may only drop this instance's copy. */
   override close (): void {
     this.endStreams()
+    this.env.store?.release?.(this.session.id)
   }
 
   protected override nextStreamId (): string {

@@ -324,7 +324,7 @@ export class StreamableChannel implements SessionChannel {
   }
 
   private record (channel: EventChannel, event: StoredEvent): void {
-    this.guardStore(() => this.env.store?.append(this.session.id, channel.id, event))
+    this.guardStore(() => this.env.store?.append(this.session.id, channel.id, event, this.session.client))
   }
 
   private guardStore (action: () => void | Promise<void>): void {

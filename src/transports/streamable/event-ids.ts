@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcId, JsonRpcMessage } from '../../jsonrpc/messages.js'
-import type { EventReplay, EventStore, StoredEvent } from '../../scale/ports.js'
+import type { EventReplay, SessionEventStore, StoredEvent } from '../../scale/ports.js'
 import type { StreamSet } from '../http/sse-stream.js'
 
 // The shapes of Streamable HTTP's per-session state and the small rules about
@@ -28,7 +28,7 @@ export interface LiveStream {
 /** What every session of one Streamable HTTP endpoint shares. */
 export interface StreamResources {
   /** Undefined when `eventStoreSize` is 0: no event ids, no resumption. */
-  store: EventStore | undefined
+  store: SessionEventStore | undefined
   streams: StreamSet
   maxQueuedBytes: number
   /** A store that failed to record or replay; the event itself was still written live. */

@@ -4,6 +4,7 @@ import { ForeignSessionError, UnknownSessionError } from '../../errors.js'
 import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import { samePrincipal } from '../../protocol/principal.js'
 import { Session } from '../../protocol/session.js'
+import { clientOf } from '../http/caller.js'
 import type { HttpPlumbing } from '../http/plumbing.js'
 import type { SessionDirectory, StreamableEntry, StreamableTable } from '../scale-out/directory.js'
 import type { StreamResources } from './event-ids.js'
@@ -67,6 +68,8 @@ export class StreamableSessions implements StreamableTable {
     checkProtocolVersion(request)
     // The client came back with its session id: initialization is complete.
     this.http.limits.established(entry.session)
+    // A copy rebuilt from its record (scale-out) counts what it keeps against the client asking.
+    entry.session.client ??= clientOf(request)
     entry.session.lastActivity = Date.now()
     this.directory.used(entry.session)
     return entry
