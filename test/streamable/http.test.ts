@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { BOTH, eventsOf, messageOf, openSession, raw } from '../helpers/streamable-raw.js'
 import { catalogApp, listeningCatalogApp } from '../helpers/serve.js'
 import { sleep } from '../helpers/wait.js'
+import { probes } from '../fixtures/catalog.js'
 
 const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'inject', version: '0' } } }
 const call = (id: number, name: string, args: Record<string, unknown> = {}, progressToken?: string): Record<string, unknown> =>
@@ -164,6 +165,20 @@ t.test('DELETE ends the session; afterwards its id is unknown (404) everywhere',
   t.equal((await app.inject({ method: 'POST', url: '/mcp', headers, payload: call(1, 'add', { a: 1, b: 1 }) })).statusCode, 404, 'POST: 404')
   t.equal((await app.inject({ method: 'GET', url: '/mcp', headers: { accept: 'text/event-stream', 'mcp-session-id': session } })).statusCode, 404, 'GET: 404')
   t.equal((await app.inject({ method: 'DELETE', url: '/mcp', headers: { 'mcp-session-id': session } })).statusCode, 404, 'DELETE again: 404')
+})
+
+t.test('a request whose session ends while it runs is answered 404, not a silent 202', async (t) => {
+  const app = await catalogApp(t)
+  const session = await initialize(app)
+  const headers = { ...BOTH, accept: 'application/json', 'mcp-session-id': session }
+  const pending = app.inject({ method: 'POST', url: '/mcp', headers, payload: call(1, 'wait_for_abort', { tag: 'session-deleted' }) })
+  // The handler is running (it waits for its abort) once the POST has been taken in.
+  await sleep(100)
+  t.equal((await app.inject({ method: 'DELETE', url: '/mcp', headers: { 'mcp-session-id': session } })).statusCode, 204)
+  const answered = await pending
+  t.ok(probes.aborted.includes('session-deleted'), 'the handler ran and was aborted by the end of its session')
+  t.equal(answered.statusCode, 404, 'the client learns its session is gone and starts a new one')
+  t.match(answered.json(), { error: { message: /Session not found/ } })
 })
 
 t.test('sessions belong to their transport and to their principal', async (t) => {

@@ -7,6 +7,7 @@ import type { Session } from '../../protocol/session.js'
 import type { HttpPlumbing } from '../http/plumbing.js'
 import type { SessionDirectory, StreamableEntry } from '../scale-out/directory.js'
 import type { Acceptable } from './headers.js'
+import { UnknownSessionError } from '../../errors.js'
 import { modernStatusOf } from './modern-replies.js'
 import { isRetryLater, retryLaterFailure } from '../../protocol/retry-later.js'
 import { RETRY_AFTER_SECONDS } from '../../util/retry-after.js'
@@ -89,6 +90,9 @@ export class Responder {
     const retryLater = channel.retriesLaterOf(message.id)
     const status = retryLater ? 503 : session.generation === 'modern' ? modernStatusOf(channel.errorCodeOf(message.id), { ladder: false }) : 200
     const response = channel.takeResponse(message.id)
+    // The session ended while the request ran (expired, deleted, its record gone): 404, as for a
+    // request that names an ended session, so the client starts a new one.
+    if (response === undefined && session.closed) throw new UnknownSessionError()
     // Cancelled: MCP sends no response, and 202 is the one non-answer clients expect.
     if (response === undefined) return await reply.code(202).send()
     if (retryLater) reply.header('Retry-After', String(RETRY_AFTER_SECONDS))
