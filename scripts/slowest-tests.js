@@ -1,7 +1,8 @@
 // The slowest test files of the last run, so that the suite's time stays visible (npm test must stay
 // within 5 minutes on 2 cores). tap leaves one result per file in .tap/test-results/, ending with
 // `# time=...ms`. Usage: node scripts/slowest-tests.js [folder] [count]; without a folder, every
-// file of `npm test` (all but test/rigs/), with one, the files under it (`test/rigs`).
+// file of `npm test` (all but the folders tap.yml excludes, which run apart: test/rigs/, test/cli/),
+// with one, the files under it (`test/rigs`).
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -9,9 +10,10 @@ import { fileURLToPath } from 'node:url'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const results = join(root, '.tap', 'test-results')
 const [folder, count = '10'] = process.argv.slice(2)
-const RIGS = 'test/rigs/'
+// What tap.yml excludes from npm test: their results (from their own runs) are not this run's.
+const APART = ['test/rigs/', 'test/cli/']
 
-const inScope = (file) => folder === undefined ? !file.startsWith(RIGS) : file.startsWith(`${folder.replace(/\/$/, '')}/`)
+const inScope = (file) => folder === undefined ? !APART.some((apart) => file.startsWith(apart)) : file.startsWith(`${folder.replace(/\/$/, '')}/`)
 
 const times = []
 for (const entry of existsSync(results) ? readdirSync(results, { recursive: true, withFileTypes: true }) : []) {
