@@ -6,8 +6,7 @@ import { classifyMessage, type ClassifiedMessage, type JsonRpcId } from '../../j
 import type { ProtocolServer } from '../../protocol/protocol-server.js'
 import { samePrincipal, type Principal } from '../../protocol/principal.js'
 import type { Session } from '../../protocol/session.js'
-import type { SessionEventStore } from '../../scale/ports.js'
-import type { DirectMessage, ForwardedPrincipal } from '../../scale/ports.js'
+import type { DirectMessage, ForwardedPrincipal, SessionEventStore } from '../../scale/ports.js'
 import { postedMessage } from '../http/body.js'
 import type { HttpPlumbing } from '../http/plumbing.js'
 import { SseStream } from '../http/sse-stream.js'
@@ -66,12 +65,14 @@ export class ClusterDirectory implements SessionDirectory {
   }
 
   /** The node evicts what is idle here (it runs its own sweep); the store's TTL expires the rest. */
-  startIdleExpiry (): () => void {
-    return () => {}
-  }
+  startIdleExpiry (): () => void { return () => {} }
 
   used (session: Session): void {
     this.node.touch(session.id)
+  }
+
+  stale (session: Session): boolean {
+    return this.node.evictIfIdle(session)
   }
 
   started (session: Session, requestId: JsonRpcId): void {

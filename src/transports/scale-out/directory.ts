@@ -53,6 +53,13 @@ export interface SessionDirectory {
   startIdleExpiry: () => () => void
   /** A message for `session` was received here: a cluster extends the life of its record. */
   used: (session: Session) => void
+  /**
+   * Before a request on a Streamable HTTP session of the table: a cluster drops its copy when it
+   * has been idle here past `idleTimeoutMs` (the sweep would have), and the request then rebuilds
+   * it from its record (`missing`): the record may have expired meanwhile, or lived on through use
+   * on other instances. True when it dropped the copy. One instance: never (its sweep decides).
+   */
+  stale: (session: Session) => boolean
   /** A request just started on `session`: a cancel that arrived first (another instance got it) applies now. */
   started: (session: Session, requestId: JsonRpcId) => void
   /** The client ends its session (DELETE): closed here, or everywhere before the answer. */
@@ -147,6 +154,10 @@ export class LocalDirectory implements SessionDirectory {
   }
 
   used (): void {}
+
+  stale (): boolean {
+    return false
+  }
 
   started (): void {}
 

@@ -85,14 +85,10 @@ export class ScaleNode {
     // instance would find them gone (404), and stream-0 messages no holder (dropped).
     engine.onRedisRestart?.(() => { this.restoreAll() })
     // Idle expiry is the store's TTL; what is idle here is evicted from here.
-    if (this.idleTimeoutMs > 0) {
-      this.sweep = setInterval(() => { this.sweepIdle() }, sweepEvery(this.idleTimeoutMs)).unref()
-    }
+    if (this.idleTimeoutMs > 0) this.sweep = setInterval(() => { this.sweepIdle() }, sweepEvery(this.idleTimeoutMs)).unref()
   }
 
-  get ttlMs (): number {
-    return storedLifetimeMs(this.idleTimeoutMs)
-  }
+  get ttlMs (): number { return storedLifetimeMs(this.idleTimeoutMs) }
 
   register (entry: ScaledEntry): void {
     this.local.set(entry.session.id, entry)
@@ -277,6 +273,15 @@ export class ScaleNode {
     if (event !== undefined) this.core.deliver(event)
   }
 
+  /** Evicts the copy of `session` held here if idle past the timeout and holding no stream, as the sweep would; true when it did. */
+  evictIfIdle (session: Session, cutoff = Date.now() - this.idleTimeoutMs): boolean {
+    const entry = this.local.get(session.id)
+    if (entry?.session !== session || entry.holdsStream || this.idleTimeoutMs === 0 || session.lastActivity > cutoff || session.inflightCount > 0) return false
+    entry.localOnly = true
+    session.close('evicted from this instance')
+    return true
+  }
+
   /**
    * Local eviction and expiry: a session idle here is dropped from this instance (it lives on in
    * the store); one whose stream 0 is held here is kept while its record lives, and ended
@@ -286,12 +291,7 @@ export class ScaleNode {
     const cutoff = Date.now() - this.idleTimeoutMs
     for (const entry of [...this.local.values()]) {
       const { session } = entry
-      if (session.lastActivity > cutoff || session.inflightCount > 0) continue
-      if (!entry.holdsStream) {
-        entry.localOnly = true
-        session.close('evicted from this instance')
-        continue
-      }
+      if (session.lastActivity > cutoff || session.inflightCount > 0 || this.evictIfIdle(session, cutoff)) continue
       this.health.background(this.engine.sessions.get(session.id).then(async (stored) => {
         if (stored === undefined) await this.expired(entry)
       }))
