@@ -196,7 +196,7 @@ export class Dispatcher {
   }
 
   /** Runs `last` inside the middleware chain, as the operation `method` with `params`. */
-  private async throughChain (method: string, params: Record<string, unknown>, principal: Principal | undefined, session: Session, notification: boolean,
+  private throughChain (method: string, params: Record<string, unknown>, principal: Principal | undefined, session: Session, notification: boolean,
     last: (op: Operation) => Promise<Record<string, unknown> | undefined>): Promise<Record<string, unknown> | undefined> {
     const acts = ACTS.get(method)
     const name = acts === undefined ? undefined : params[acts === 'resource' ? 'uri' : 'name']
@@ -209,7 +209,7 @@ export class Dispatcher {
       transport: session.transport,
       notification
     }
-    return await runChain(this.middleware, op, last)
+    return runChain(this.middleware, op, last)
   }
 
   /** A client notification through the middleware chain; what the chain throws is logged, never answered. */

@@ -34,19 +34,25 @@ Promise<Record<string, unknown> | undefined> | Record<string, unknown> | undefin
 
 /** Runs `chain` around `last`, in registration order (the first registered is the outermost). */
 export async function runChain (chain: readonly Middleware[], op: Operation, last: (op: Operation) => Promise<Record<string, unknown> | undefined>): Promise<Record<string, unknown> | undefined> {
-  const step = async (index: number): Promise<Record<string, unknown> | undefined> => {
-    const middleware = chain[index]
-    if (middleware === undefined) return await last(op)
-    let called = false
-    return await middleware(op, async () => {
-      if (called) throw new McpError(ErrorCode.InternalError, 'A middleware called next() twice')
-      called = true
-      return await step(index + 1)
-    })
-  }
-  const result = await step(0)
+  const result = await step(chain, 0, op, last)
   if (!op.notification && (typeof result !== 'object' || result === null || Array.isArray(result))) {
     throw new McpError(ErrorCode.InternalError, `The middleware chain of ${op.method} answered with no result object`)
   }
   return result
+}
+
+/**
+ * The chain from `index` on. Not itself async: every call through the chain would otherwise add a
+ * promise and its turns per middleware (the cost of one pass-through middleware is mostly that).
+ * A middleware that throws at once throws here, into `runChain`, which turns it into a rejection.
+ */
+function step (chain: readonly Middleware[], index: number, op: Operation, last: (op: Operation) => Promise<Record<string, unknown> | undefined>): ReturnType<Middleware> {
+  const middleware = chain[index]
+  if (middleware === undefined) return last(op)
+  let called = false
+  return middleware(op, async () => {
+    if (called) throw new McpError(ErrorCode.InternalError, 'A middleware called next() twice')
+    called = true
+    return await step(chain, index + 1, op, last)
+  })
 }
