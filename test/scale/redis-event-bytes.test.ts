@@ -9,11 +9,11 @@ import { resolvePluginOptions } from '../../src/schemas/resolve.js'
 import { installOtel } from '../fixtures/otel.js'
 import { redisTest, startRedis } from '../helpers/redis-server.js'
 import { startCluster, type EngineRig } from '../helpers/scale-cluster.js'
-import { BOTH, messageOf, openSessionWith, raw } from '../helpers/streamable-raw.js'
+import { callBig, registerBig, resumesBig } from '../helpers/event-bytes.js'
+import { BOTH, openSessionWith, raw } from '../helpers/streamable-raw.js'
 import { until } from '../helpers/wait.js'
 
 const KB = 1024
-const ANSWER = 6500
 const quiet = { info: () => {}, warn: () => {}, error: () => {} }
 
 t.test('kept events on Redis: a client\'s share is counted by each instance it writes through, and given back when its session ends anywhere', redisTest(t), async (t) => {
@@ -29,34 +29,12 @@ t.test('kept events on Redis: a client\'s share is counted by each instance it w
     },
     close: async () => {}
   }
-  const cluster = await startCluster(t, rig, (app) => {
-    app.mcp.tool({ name: 'big', description: 'Logs (the answer becomes an event stream), then answers 6500 characters' }, async (_args, ctx) => {
-      ctx.log('info', 'starting')
-      return { content: [{ type: 'text', text: 'x'.repeat(ANSWER) }] }
-    })
-  }, { eventStoreBytes: 8 * KB, eventStoreBytesPerClient: 16 * KB, eventStoreBytesTotal: 24 * KB }, 2)
+  const cluster = await startCluster(t, rig, (app) => { registerBig(app.mcp) }, { eventStoreBytes: 8 * KB, eventStoreBytesPerClient: 16 * KB, eventStoreBytesTotal: 24 * KB }, 2)
   const [first, second] = cluster.bases.map((base) => `${base}/mcp`) as [string, string]
   const open = async (address: string): Promise<string> => await openSessionWith(first, {}, '2025-11-25', {}, { localAddress: address })
   const headers = (session: string): Record<string, string> => ({ 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' })
-  /** Calls `big` on `session` through `url`; returns the id of the log event before the answer. */
-  const call = async (url: string, session: string, address: string): Promise<string> => {
-    const reply = await raw(url, 'POST', { ...BOTH, ...headers(session) }, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'big' } }, { localAddress: address })
-    const events = (await reply.rest()).filter((event) => event.data !== undefined && event.data !== '')
-    t.equal(messageOf(events.at(-1) ?? {}).result.content[0].text.length, ANSWER, 'answered live, kept or not')
-    const log = events.find((event) => messageOf(event).method === 'notifications/message')
-    if (log?.id === undefined) throw new Error('no log event with an id')
-    return log.id
-  }
-  const resumable = async (url: string, session: string, lastEventId: string): Promise<boolean> => {
-    const resume = await raw(url, 'GET', { accept: 'text/event-stream', ...headers(session), 'last-event-id': lastEventId })
-    if (resume.status === 400) {
-      await resume.text()
-      return false
-    }
-    t.equal(resume.status, 200)
-    const replayed = (await resume.rest()).filter((event) => event.data !== undefined && event.data !== '')
-    return messageOf(replayed[0] ?? {}).result?.content[0].text.length === ANSWER
-  }
+  const call = async (url: string, session: string, address: string): Promise<string> => await callBig(t, url, session, address)
+  const resumable = async (url: string, session: string, lastEventId: string): Promise<boolean> => await resumesBig(t, url, session, lastEventId)
 
   // Sessions opened on the first instance, used on the second: copies rebuilt there count against
   // the client that asks.

@@ -5,42 +5,20 @@
 import t from 'tap'
 import { installOtel } from '../fixtures/otel.js'
 import { listeningCatalogApp } from '../helpers/serve.js'
-import { BOTH, messageOf, openSessionWith, raw } from '../helpers/streamable-raw.js'
+import { callBig, registerBig, resumesBig } from '../helpers/event-bytes.js'
+import { openSessionWith, raw } from '../helpers/streamable-raw.js'
 
 const KB = 1024
-const ANSWER = 6500
 
 t.test('a client\'s sessions keep eventStoreBytesPerClient of events, all clients eventStoreBytesTotal; past either an answer is written live, not kept', async (t) => {
   const otel = installOtel()
   t.teardown(otel.shutdown)
   const { app, base } = await listeningCatalogApp(t, { eventStoreBytes: 8 * KB, eventStoreBytesPerClient: 16 * KB, eventStoreBytesTotal: 24 * KB })
-  app.mcp.tool({ name: 'big', description: 'Logs (the answer becomes an event stream), then answers 6500 characters' }, async (_args, ctx) => {
-    ctx.log('info', 'starting')
-    return { content: [{ type: 'text', text: 'x'.repeat(ANSWER) }] }
-  })
+  registerBig(app.mcp)
   const url = `${base}/mcp`
   const open = async (address: string): Promise<string> => await openSessionWith(url, {}, '2025-11-25', {}, { localAddress: address })
-  /** Calls `big` on `session`; returns the id of the log event before the answer. */
-  const call = async (session: string, address: string): Promise<string> => {
-    const reply = await raw(url, 'POST', { ...BOTH, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
-      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'big' } }, { localAddress: address })
-    const events = (await reply.rest()).filter((event) => event.data !== undefined && event.data !== '')
-    t.equal(messageOf(events.at(-1) ?? {}).result.content[0].text.length, ANSWER, 'answered live, kept or not')
-    const log = events.find((event) => messageOf(event).method === 'notifications/message')
-    if (log?.id === undefined) throw new Error('no log event with an id')
-    return log.id
-  }
-  /** Whether the answer after `lastEventId` is kept: a resume replays it (200), or the id is gone (400). */
-  const resumable = async (session: string, lastEventId: string): Promise<boolean> => {
-    const resume = await raw(url, 'GET', { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25', 'last-event-id': lastEventId })
-    if (resume.status === 400) {
-      await resume.text()
-      return false
-    }
-    t.equal(resume.status, 200)
-    const replayed = (await resume.rest()).filter((event) => event.data !== undefined && event.data !== '')
-    return messageOf(replayed[0] ?? {}).result?.content[0].text.length === ANSWER
-  }
+  const call = async (session: string, address: string): Promise<string> => await callBig(t, url, session, address)
+  const resumable = async (session: string, lastEventId: string): Promise<boolean> => await resumesBig(t, url, session, lastEventId)
   const close = async (session: string): Promise<void> => {
     const reply = await raw(url, 'DELETE', { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' })
     t.equal(reply.status, 204)
