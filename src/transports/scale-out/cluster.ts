@@ -71,7 +71,7 @@ export class ClusterDirectory implements SessionDirectory {
     this.node.touch(session.id)
   }
 
-  stale (session: Session): boolean {
+  evictIfIdle (session: Session): boolean {
     return this.node.evictIfIdle(session)
   }
 

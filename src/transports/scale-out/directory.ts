@@ -59,7 +59,7 @@ export interface SessionDirectory {
    * it from its record (`missing`): the record may have expired meanwhile, or lived on through use
    * on other instances. True when it dropped the copy. One instance: never (its sweep decides).
    */
-  stale: (session: Session) => boolean
+  evictIfIdle: (session: Session) => boolean
   /** A request just started on `session`: a cancel that arrived first (another instance got it) applies now. */
   started: (session: Session, requestId: JsonRpcId) => void
   /** The client ends its session (DELETE): closed here, or everywhere before the answer. */
@@ -155,7 +155,7 @@ export class LocalDirectory implements SessionDirectory {
 
   used (): void {}
 
-  stale (): boolean {
+  evictIfIdle (): boolean {
     return false
   }
 

@@ -64,7 +64,7 @@ export class StreamableSessions implements StreamableTable {
     // Too long to be one of ours: unknown wherever it is asked.
     if (id === undefined) throw new UnknownSessionError()
     const held = this.sessions.get(id)
-    const entry = held !== undefined && !this.directory.stale(held.session) ? held : await this.directory.missing(id, this)
+    const entry = held !== undefined && !this.directory.evictIfIdle(held.session) ? held : await this.directory.missing(id, this)
     if (!samePrincipal(entry.session.principal, request.mcpPrincipal)) throw new ForeignSessionError()
     checkProtocolVersion(request)
     // The client came back with its session id: initialization is complete.
