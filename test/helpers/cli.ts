@@ -1,4 +1,4 @@
-// The command line as users run it: a child process of its own, with tap's loaders passed on so
+// The command line as users run it: a child process of its own, with the test's node arguments (TypeScript loader, coverage) passed on so
 // that src/cli runs from the TypeScript sources (and counts towards coverage).
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { once } from 'node:events'

@@ -20,7 +20,7 @@ function newClient (options: ClientOptions): Client {
 
 /**
  * Spawns a fixture server as a real child process, the way MCP hosts do,
- * with tap's loaders (TypeScript and coverage) passed on.
+ * with the test's node arguments (TypeScript loader and coverage) passed on.
  */
 export async function connectStdio (fixtureName: string, env: Record<string, string> = {}, options: ClientOptions = {}): Promise<{ client: Client, transport: StdioClientTransport }> {
   const transport = new StdioClientTransport({

@@ -1,6 +1,6 @@
 // A stdio fixture server (test/fixtures/stdio-*.ts) as a real child process, driven raw: for what the
 // SDK client hides (the exact lines, the order of notifications and answers, the exit). It runs
-// with tap's loaders (TypeScript and coverage), so its src/ counts.
+// with the test's node arguments (TypeScript loader and coverage), so its src/ counts.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import type { Test } from 'tap'
 import { fixture } from './clients.js'
@@ -18,7 +18,7 @@ export interface StdioChild extends JsonLines {
   readonly exited: Promise<number | null>
 }
 
-/** Spawns `node <tap's loaders> test/fixtures/<name>`, killed at teardown. */
+/** Spawns `node <the test's node arguments> test/fixtures/<name>`, killed at teardown. */
 export function spawnStdioFixture (t: Test, name: string, env: Record<string, string> = {}): StdioChild {
   const child = spawn(process.execPath, [...process.execArgv, fixture(name)], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
   t.teardown(() => { child.kill() })
