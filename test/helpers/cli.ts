@@ -1,5 +1,6 @@
-// The command line as users run it: a child process of its own, with the test's node arguments (TypeScript loader, coverage) passed on so
-// that src/cli runs from the TypeScript sources (and counts towards coverage).
+// The command line as users run it: a child process of its own, with the test's node arguments
+// (TypeScript loader, coverage) passed on so that src/cli runs from the TypeScript sources (and
+// counts towards coverage).
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
