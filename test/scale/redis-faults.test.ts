@@ -147,15 +147,20 @@ t.test('a closed bus refuses writes', redisTest(t), async (t) => {
 
 t.test('a write a request waits on is refused unsent while Redis is down, and never delivered after', redisTest(t), async (t) => {
   const redis = await startRedis(t)
-  const log = capture()
+  // One log per instance: the wait below must see a's own connections drop, not b's.
+  const [logA, logB] = [capture(), capture()]
+  const lines = (): Captured['lines'] => [...logA.lines, ...logB.lines]
   const ns = `q${randomBytes(3).toString('hex')}`
-  const [a, b] = [await engine(t, redis, ns, 'a', log), await engine(t, redis, ns, 'b', log)]
+  const [a, b] = [await engine(t, redis, ns, 'a', logA), await engine(t, redis, ns, 'b', logB)]
   const got = inbox(b)
   await a.bus.send('b', forward(1), { forRequest: true })
   await until(() => got.length === 1, { timeoutMs: 10_000, what: 'delivered while Redis is up' })
   await redis.kill()
-  // Until the client has seen the connection drop, a write still goes out (and then waits for Redis to be back).
-  await until(() => log.lines.some((l) => l.message.includes('connection lost')), { timeoutMs: 10_000, what: 'the loss is noticed' })
+  // Until a's command connection has seen the drop, a write still goes out (and then waits for Redis
+  // to be back, which this test brings back only after the refusal): wait for both of a's
+  // connections (commands, and the bus reader) to log the loss. Any connection's first line was not
+  // enough: under load, b's could come first, and the write then waited for ever.
+  await until(() => logA.lines.filter((l) => l.message.includes('connection lost')).length >= 2, { timeoutMs: 10_000, what: 'the loss is noticed by a' })
   await t.rejects(a.bus.send('b', forward(2), { forRequest: true }), { code: 'FST_MCP_SCALE_UNAVAILABLE', statusCode: 503 },
     'refused after redisTimeoutMs: the request is answered 503')
   const queued = a.bus.send('b', forward(3))
@@ -165,9 +170,9 @@ t.test('a write a request waits on is refused unsent while Redis is down, and ne
   await until(() => got.length >= 3, { timeoutMs: 10_000, what: 'the queued write and the next one arrive' })
   await sleep(300)
   t.same(got, [1, 3, 4], 'the refused one never arrives: it was not handed to Redis')
-  t.equal(log.lines.filter((l) => l.message.includes('what needs it is refused')).length, 1, 'the refusal is logged once')
-  await until(() => log.lines.filter((l) => l.message.includes('connection back')).length >= 4, { timeoutMs: 10_000, what: 'back' })
-  t.ok(log.lines.some((l) => l.message.includes('connection back') && l.fields.includes('"refused":1')), 'and counted when Redis is back')
+  t.equal(lines().filter((l) => l.message.includes('what needs it is refused')).length, 1, 'the refusal is logged once')
+  await until(() => lines().filter((l) => l.message.includes('connection back')).length >= 4, { timeoutMs: 10_000, what: 'back' })
+  t.ok(lines().some((l) => l.message.includes('connection back') && l.fields.includes('"refused":1')), 'and counted when Redis is back')
 })
 
 t.test('kill -9 and restart (empty): what Redis acknowledged and a reader had yet to read is written again, once, in order', redisTest(t), async (t) => {
