@@ -11,6 +11,13 @@ import { sleep } from './wait.js'
 
 export type Kind = 'streamable' | 'sse'
 
+/**
+ * How long a call may take before it counts as unanswered: far above any call through a 3 s
+ * stall, and far below the SDK's own 60 s, which let one lost answer push its rig file past tap's
+ * 120 s timeout (a file that times out shows as no failure at all under CI, only a missing summary).
+ */
+const CALL_TIMEOUT_MS = 20_000
+
 export interface Failure {
   readonly client: string
   readonly tool: string
@@ -62,7 +69,7 @@ export class LoadClient {
     const tool = n % 2 === 0 ? 'work' : 'later'
     const progressToken = `${this.name}-${n}`
     try {
-      const result = await this.client.callTool({ name: tool, arguments: { n }, _meta: { progressToken } })
+      const result = await this.client.callTool({ name: tool, arguments: { n }, _meta: { progressToken } }, undefined, { timeout: CALL_TIMEOUT_MS })
       const text = (result.content as Array<{ text: string }>)[0]?.text ?? ''
       if (!new RegExp(`^i\\d:${n}$`).test(text)) throw new Error(`wrong answer ${text} to ${tool} ${n}`)
       if (tool === 'work') this.expected.push(JSON.stringify({ n }), JSON.stringify({ progress: progressToken }))
@@ -105,7 +112,7 @@ export class Load {
       while (this.running) {
         const data = `b${this.broadcasts}`
         try {
-          await this.broadcaster.client.callTool({ name: 'broadcast', arguments: { data } })
+          await this.broadcaster.client.callTool({ name: 'broadcast', arguments: { data } }, undefined, { timeout: CALL_TIMEOUT_MS })
           // Sent: every client must get it once.
           for (const client of this.clients) client.expected.push(JSON.stringify(data))
           this.broadcasts++
