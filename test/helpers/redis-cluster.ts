@@ -65,19 +65,7 @@ export async function startRedisCluster (t: Test, primaries = 3, replicas = 0): 
     await rm(dir, { recursive: true, force: true })
   })
   const count = primaries * (1 + replicas)
-  for (let i = 0; i < count; i++) {
-    const [port, bus] = [await freePort(), await freePort()]
-    const child = spawn(SERVER, [
-      '--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1', '--cluster-enabled', 'yes',
-      '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '2000', '--dir', dir,
-      '--save', '', '--appendonly', 'no', '--loglevel', 'warning'
-    ], { stdio: ['ignore', 'ignore', 'inherit'] })
-    children.push(child)
-    const admin = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 3, retryStrategy: (n) => Math.min(n * 20, 200) })
-    admin.on('error', () => {})
-    nodes.push({ port, admin })
-  }
-  for (const node of nodes) await waitForPing(node.admin)
+  for (let i = 0; i < count; i++) nodes.push(await startNode(dir, children))
   await run(CLI, ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', String(replicas), '--cluster-yes'])
   for (const node of nodes) await waitFor(async () => /cluster_state:ok/.test(await node.admin.cluster('INFO') as string), `node ${node.port} joined`)
   // Every node must agree on the slots before clients start (redis-cli waits for the config to propagate, not for state ok everywhere).
@@ -123,8 +111,38 @@ export async function startRedisCluster (t: Test, primaries = 3, replicas = 0): 
   return rig
 }
 
-async function waitForPing (admin: Redis): Promise<void> {
-  await waitFor(async () => (await admin.ping().catch(() => '')) === 'PONG', 'redis-server answers')
+/** Starts of one node before its failure is the test's: each on two new ports. */
+const NODE_STARTS = 3
+
+/**
+ * One cluster node on two free ports, answering PING. A port free when {@link freePort} looked may
+ * be taken by the time redis-server binds it (by another process's outgoing connection, or handed
+ * out twice); redis-server then exits at once, and the node is started again on new ports. CI lost
+ * a whole cluster test to it once ("timed out: redis-server answers", after 20 s of pinging a
+ * server that had exited).
+ */
+async function startNode (dir: string, children: ChildProcess[]): Promise<ClusterNode> {
+  for (let start = 1; ; start++) {
+    const [port, bus] = [await freePort(), await freePort()]
+    if (port === bus) continue
+    const child = spawn(SERVER, [
+      '--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1', '--cluster-enabled', 'yes',
+      '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '2000', '--dir', dir,
+      '--save', '', '--appendonly', 'no', '--loglevel', 'warning'
+    ], { stdio: ['ignore', 'ignore', 'inherit'] })
+    children.push(child)
+    const admin = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 3, retryStrategy: (n) => Math.min(n * 20, 200) })
+    admin.on('error', () => {})
+    const deadline = Date.now() + 20_000
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) break
+      if ((await admin.ping().catch(() => '')) === 'PONG') return { port, admin }
+      if (Date.now() > deadline) throw new Error(`timed out: redis-server on ${port} answers`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    admin.disconnect()
+    if (start >= NODE_STARTS) throw new Error(`redis-server exited at start ${start} times in a row (ports ${port} and ${bus} the last time)`)
+  }
 }
 
 async function waitFor (check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
