@@ -33,7 +33,8 @@ export function post (baseUrl, path, body, { agent, headers = {} } = {}) {
   })
 }
 
-export const PROTOCOL_VERSION = '2025-06-18'
+// The revision the 2025 rows name: a 2025-11-25 session (the version check of every POST included).
+export const PROTOCOL_VERSION = '2025-11-25'
 
 export function initializeRequest (id) {
   return {

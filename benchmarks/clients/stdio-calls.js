@@ -56,7 +56,7 @@ const call = (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params"
 
 async function initialize (server, reader) {
   const { stdin } = server.child
-  stdin.write('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1.0.0"}}}\n')
+  stdin.write('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1.0.0"}}}\n')
   const answer = await reader.next()
   if (!answer.includes('"result"')) throw new Error(`initialize: ${answer.slice(0, 200)}`)
   stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')

@@ -1,5 +1,6 @@
 import { McpError } from '../jsonrpc/errors.js'
 import { isRecord } from '../util/is-record.js'
+import { ZeroCountSweeper } from '../util/zero-counts.js'
 
 /**
  * Bounds on what one client can make a session hold (issue 10). The option
@@ -66,13 +67,14 @@ export type LedgerBound = 'overall' | 'perClient'
  * Bytes held on behalf of clients, per client and all together, against a bound on each: what
  * keeps one client from holding more than its share of something every client needs, and all of
  * them from holding more than the process can. Each client's count is forgotten when it drops to
- * zero, so the map holds only the clients holding something.
+ * zero: kept at 0 in the map (see {@link ZeroCountSweeper}), and swept once the map has grown.
  */
 export class ByteLedger {
   readonly maxOverall: number
   readonly maxPerClient: number
   private held = 0
   private readonly perClient = new Map<string, number>()
+  private readonly zeros = new ZeroCountSweeper()
 
   constructor (maxOverall: number, maxPerClient: number) {
     this.maxOverall = maxOverall
@@ -94,6 +96,7 @@ export class ByteLedger {
     const mine = this.perClient.get(client) ?? 0
     if (mine + bytes > this.maxPerClient) return 'perClient'
     if (this.held + bytes > this.maxOverall) return 'overall'
+    if (mine === 0) this.zeros.beforeAdd(this.perClient)
     this.perClient.set(client, mine + bytes)
     this.held += bytes
     return undefined
@@ -105,15 +108,16 @@ export class ByteLedger {
    * {@link take} of that client or of everyone is refused until enough is given back.
    */
   hold (client: string, bytes: number): void {
-    this.perClient.set(client, (this.perClient.get(client) ?? 0) + bytes)
+    const mine = this.perClient.get(client) ?? 0
+    if (mine === 0) this.zeros.beforeAdd(this.perClient)
+    this.perClient.set(client, mine + bytes)
     this.held += bytes
   }
 
   /** Gives back what {@link take} took. */
   give (client: string, bytes: number): void {
-    const left = (this.perClient.get(client) ?? bytes) - bytes
-    if (left <= 0) this.perClient.delete(client)
-    else this.perClient.set(client, left)
+    const mine = this.perClient.get(client)
+    if (mine !== undefined) this.perClient.set(client, Math.max(0, mine - bytes))
     this.held -= bytes
   }
 }

@@ -346,7 +346,7 @@ export class ProtocolServer implements MCPRegistryApi {
     if (this.relay !== undefined) return this.relay.resourceUpdated(uri, JSON.stringify(message))
     let reached = 0
     for (const session of this.sessions.values()) {
-      if (!session.subscriptions.has(uri)) continue
+      if (!session.isSubscribed(uri)) continue
       session.send(message)
       reached++
     }

@@ -2,6 +2,7 @@ import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from '../jsonrpc/mess
 import { ErrorCode, McpError, RequestCancelledError } from '../jsonrpc/errors.js'
 import { InflightRequest } from './inflight.js'
 import type { Principal } from './principal.js'
+import { SoloMap } from '../util/solo-map.js'
 
 /**
  * What a transport provides for one connected client. The dispatcher writes
@@ -89,7 +90,8 @@ export class Session {
   clientCapabilities: Record<string, unknown> = {}
   /** Minimum level of log notifications; undefined until the client sets one. */
   logLevel: LogLevel | undefined
-  readonly subscriptions = new Set<string>()
+  /** Made at first use: the throwaway session of a 2026-07-28 request (one per call) never subscribes. */
+  private subscribed: Set<string> | undefined
   /** Epoch ms of the last message received; transports use it for idle timeouts. */
   lastActivity = Date.now()
   /**
@@ -101,7 +103,8 @@ export class Session {
   closeReason: string | undefined
 
   private readonly channel: SessionChannel
-  private readonly inflight = new Map<JsonRpcId, InflightRequest>()
+  /** Handlers in flight by request id: one at a time on most sessions (see SoloMap). */
+  private readonly inflight = new SoloMap<JsonRpcId, InflightRequest>()
   // The two below are made on first use: most sessions never send a server-to-client request, and
   // the throwaway session of a 2026-07-28 request (one per call) neither sends one nor is listened to.
   private outgoing: Map<JsonRpcId, PendingRequest> | undefined
@@ -112,6 +115,17 @@ export class Session {
     this.id = id
     this.channel = channel
     this.principal = principal
+  }
+
+  /** The resource URIs the client subscribed to (`resources/subscribe`). */
+  get subscriptions (): Set<string> {
+    this.subscribed ??= new Set()
+    return this.subscribed
+  }
+
+  /** Whether the client subscribed to `uri`, without making the set (a resource update asks every session). */
+  isSubscribed (uri: string): boolean {
+    return this.subscribed !== undefined && this.subscribed.has(uri)
   }
 
   get closed (): boolean {
@@ -234,7 +248,7 @@ export class Session {
       if (this.outgoing !== undefined) for (const id of [...this.outgoing.keys()]) this.settleOutgoing(id)?.reject(abortReason)
     }
     // Clearing allocates a new table even when empty, and most sessions (every 2026-07-28 request's) have none.
-    if (this.subscriptions.size > 0) this.subscriptions.clear()
+    if (this.subscribed !== undefined && this.subscribed.size > 0) this.subscribed.clear()
     this.channel.close()
     const listeners = this.closeListeners
     this.closeListeners = undefined

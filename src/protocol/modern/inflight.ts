@@ -4,9 +4,7 @@ import type { Caller } from '../caller.js'
 import { inflightBytesError } from '../dispatcher.js'
 import type { ByteLedger } from '../limits.js'
 import type { Session } from '../session.js'
-
-/** Clients with no modern request in flight kept (at a count of 0) before they are swept. */
-const IDLE_CLIENTS_SWEPT_AT = 1024
+import { ZeroCountSweeper } from '../../util/zero-counts.js'
 
 /**
  * The 2026-07-28 requests being answered (each on a throwaway session), counted per client: a
@@ -19,12 +17,10 @@ export class ModernInflight {
   /**
    * Requests in flight per client. A client's count stays in the map at 0 when its last request
    * ends: a client sending one request at a time would otherwise delete and re-add its entry on
-   * every request, the dearest step of this bookkeeping (a Map shrinking to empty and growing
-   * again). Counts at 0 are swept when the map has grown to {@link sweepIdleAt} entries.
+   * every request, the dearest step of this bookkeeping (see {@link ZeroCountSweeper}).
    */
   private readonly perClient = new Map<string, number>()
-  /** Size of {@link perClient} at which its idle clients are dropped; doubles past what stays, so sweeping is O(1) amortized. */
-  private sweepIdleAt = IDLE_CLIENTS_SWEPT_AT
+  private readonly zeros = new ZeroCountSweeper()
   private readonly maxPerClient: number
   private readonly bytes: ByteLedger
   private readonly telemetry: Telemetry
@@ -53,7 +49,7 @@ export class ModernInflight {
     const over = this.bytes.take(client, bytes)
     if (over !== undefined) throw inflightBytesError(over, this.bytes, this.telemetry)
     session.client = client
-    if (held === 0 && this.perClient.size >= this.sweepIdleAt) this.sweepIdleClients()
+    if (held === 0) this.zeros.beforeAdd(this.perClient)
     this.perClient.set(client, held + 1)
     this.requests.set(session, { client, bytes })
   }
@@ -65,13 +61,5 @@ export class ModernInflight {
     this.requests.delete(session)
     this.perClient.set(taken.client, (this.perClient.get(taken.client) ?? 1) - 1)
     this.bytes.give(taken.client, taken.bytes)
-  }
-
-  /** Forgets the clients with no modern request in flight. */
-  private sweepIdleClients (): void {
-    for (const [client, held] of this.perClient) {
-      if (held === 0) this.perClient.delete(client)
-    }
-    this.sweepIdleAt = Math.max(IDLE_CLIENTS_SWEPT_AT, 2 * this.perClient.size)
   }
 }

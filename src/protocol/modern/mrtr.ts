@@ -78,8 +78,8 @@ export class InputRound implements InputAsker {
   private ended = false
   /** An answer that is not a valid result: the request fails with it, whatever the handler did. */
   failure: McpError | undefined
-  /** Called once, at the first question left open: the call's answer is `input_required` from then on. */
-  private onOpen: (() => void) | undefined
+  /** Settles {@link outcomeOf} once a question is open; taken at the first one. */
+  private settleOpen: ((outcome: typeof QUESTION_OPEN) => void) | undefined
 
   constructor (capabilities: Record<string, unknown>, responses: ReadonlyMap<string, Record<string, unknown>>, earlier: RequestStatePayload = EMPTY_STATE) {
     this.capabilities = capabilities
@@ -101,10 +101,9 @@ export class InputRound implements InputAsker {
    */
   outcomeOf (run: Promise<Record<string, unknown>>): Promise<Record<string, unknown> | typeof QUESTION_OPEN> {
     return new Promise((resolve, reject) => {
-      const opened = (): void => { setImmediate(resolve, QUESTION_OPEN) }
       // A question the handler opened before its first await is already open.
-      if (this.needsInput) opened()
-      else this.onOpen = opened
+      if (this.needsInput) setImmediate(resolve, QUESTION_OPEN)
+      else this.settleOpen = resolve
       run.then(resolve, reject)
     })
   }
@@ -150,9 +149,9 @@ export class InputRound implements InputAsker {
     }
     this.open ??= new Map()
     this.open.set(name, { question, method, params: requestParams })
-    const onOpen = this.onOpen
-    this.onOpen = undefined
-    onOpen?.()
+    const settle = this.settleOpen
+    this.settleOpen = undefined
+    if (settle !== undefined) setImmediate(settle, QUESTION_OPEN)
     return refuse(new InputRequiredError())
   }
 
@@ -190,8 +189,11 @@ function readResponses (value: unknown): ReadonlyMap<string, Record<string, unkn
  * straight through: their asks are live requests on the session.
  */
 export function withInputRequests (method: string, handler: MethodHandler): MethodHandler {
-  return async (params, env) => {
-    if (env.session.generation !== 'modern') return await handler(params, env)
+  // Not an async function: one promise per call (the `then` below) and no async frame, on every
+  // 2026-07-28 tools/call. A throw before the handler runs (malformed inputResponses or
+  // requestState) is thrown as is; the dispatcher answers it as it answers a rejection.
+  return (params, env) => {
+    if (env.session.generation !== 'modern') return handler(params, env)
     const responses = readResponses(params.inputResponses)
     // The binding a state was opened with is the one the next state is sealed with (the params'
     // digest taken once, before the handler runs).
@@ -206,26 +208,20 @@ export function withInputRequests (method: string, handler: MethodHandler): Meth
     } catch (thrown) {
       run = Promise.reject(thrown)
     }
-    let result: Record<string, unknown> | typeof QUESTION_OPEN | undefined
-    let failed = false
-    let error: unknown
-    try {
-      result = await round.outcomeOf(run)
-    } catch (thrown) {
-      failed = true
-      error = thrown
-    }
     // The answer is input_required once a question is open; the dispatcher then aborts ctx.signal
     // (nothing of this request keeps running after its answer).
-    round.end()
-    if (round.failure !== undefined) throw round.failure
-    if (round.needsInput) {
-      // The handler may still be running (it is told through ctx.signal); what it ends with is not an answer.
-      run.catch(() => {})
-      return round.inputRequired((payload) => env.requestState.seal(payload, binding ?? stateBinding(method, params, env)))
+    const answer = (outcome: Record<string, unknown> | typeof QUESTION_OPEN, failed: boolean, error?: unknown): Record<string, unknown> => {
+      round.end()
+      if (round.failure !== undefined) throw round.failure
+      if (round.needsInput) {
+        // The handler may still be running (it is told through ctx.signal); what it ends with is not an answer.
+        run.catch(() => {})
+        return round.inputRequired((payload) => env.requestState.seal(payload, binding ?? stateBinding(method, params, env)))
+      }
+      if (failed) throw error
+      return outcome as Record<string, unknown>
     }
-    if (failed) throw error
-    return result as Record<string, unknown>
+    return round.outcomeOf(run).then((outcome) => answer(outcome, false), (error: unknown) => answer(QUESTION_OPEN, true, error))
   }
 }
 

@@ -222,7 +222,7 @@ export class Stream0Claims {
     // A list change missed is one re-list to do, however many instances made it: the latest per list.
     const lastChange = new Map(fanned.map(({ message }, index) => [message.type === 'list-changed' ? message.list : '', index]))
     const missed = fanned.filter(({ message }, index) => message.type === 'broadcast' ||
-      (message.type === 'resource-updated' && session.subscriptions.has(message.uri)) ||
+      (message.type === 'resource-updated' && session.isSubscribed(message.uri)) ||
       (message.type === 'list-changed' && lastChange.get(message.list) === index))
       .map(({ position, message }) => ({ position, json: message.json }))
     reply.hijack()

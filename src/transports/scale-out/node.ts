@@ -75,7 +75,7 @@ export class ScaleNode {
     this.lists = new ListChangeAnnouncer(core.registry)
     core.setRelay({
       broadcast: (json) => this.publish({ type: 'broadcast', json }, (entry) => entry.session.state === 'ready'),
-      resourceUpdated: (uri, json) => this.publish({ type: 'resource-updated', uri, json }, (entry) => entry.session.subscriptions.has(uri)),
+      resourceUpdated: (uri, json) => this.publish({ type: 'resource-updated', uri, json }, (entry) => entry.session.isSubscribed(uri)),
       listChanged: (list, digest, json) => {
         if (this.lists.publishing) this.health.background(this.engine.bus.fanout({ type: 'list-changed', list, digest, json }))
       },
@@ -264,7 +264,7 @@ export class ScaleNode {
     // Parsed once for every receiver (only transports without a serialized path need it).
     const notification = JSON.parse(message.json) as JsonRpcNotification
     for (const entry of [...this.local.values()]) {
-      if (message.type === 'resource-updated' ? entry.session.subscriptions.has(message.uri) : entry.session.state === 'ready') entry.fanout(position, message.json, notification)
+      if (message.type === 'resource-updated' ? entry.session.isSubscribed(message.uri) : entry.session.state === 'ready') entry.fanout(position, message.json, notification)
     }
     // The 2026 listen streams of this instance.
     const event = message.type === 'resource-updated'

@@ -8,6 +8,7 @@ import {
   EVENT_ID, PRIMING_RETRY_MS, PRIMING_SINCE, STANDALONE, gone, isResponseTo,
   type EventChannel, type LiveStream, type RequestEntry, type ResumePlan, type StreamResources, type UpgradableReply
 } from './event-ids.js'
+import { SoloMap } from '../../util/solo-map.js'
 
 export type { StreamResources } from './event-ids.js'
 
@@ -26,8 +27,10 @@ export class StreamableChannel implements SessionChannel {
   readonly transport = 'streamable'
   protected readonly env: StreamResources
   protected session!: Session
-  private readonly requests = new Map<JsonRpcId, RequestEntry>()
-  private readonly inflight = new Map<string, EventChannel>()
+  /** The requests being answered, by id: one at a time on most sessions, exactly one on a 2026-07-28 request's (see SoloMap). */
+  private readonly requests = new SoloMap<JsonRpcId, RequestEntry>()
+  /** Request streams by id, made at the first one: most requests are answered as JSON, and a 2026-07-28 request's channel lives for one call. */
+  private inflight: Map<string, EventChannel> | undefined
   protected readonly standalone: EventChannel = { id: STANDALONE, live: undefined, held: undefined, complete: false }
   /** Standalone events are kept only once a client has opened that stream: before, nobody could resume it. */
   private standaloneUsed = false
@@ -95,14 +98,18 @@ export class StreamableChannel implements SessionChannel {
 
   close (): void {
     this.endStreams()
-    this.guardStore(() => this.env.store?.deleteSession(this.session.id))
+    // No closure to run without a store: every 2026-07-28 request's channel closes with its call.
+    if (this.env.store !== undefined) this.guardStore(() => this.env.store?.deleteSession(this.session.id))
   }
 
   /** Ends every live connection and forgets the requests: what closing does besides the events. */
   protected endStreams (): void {
-    for (const channel of [this.standalone, ...this.inflight.values()]) this.dropLive(channel)?.end()
+    this.dropLive(this.standalone)?.end()
+    if (this.inflight !== undefined) {
+      for (const channel of this.inflight.values()) this.dropLive(channel)?.end()
+      this.inflight.clear()
+    }
     this.requests.clear()
-    this.inflight.clear()
   }
 
   closeStream (requestId: JsonRpcId, retryMs?: number): boolean {
@@ -174,7 +181,7 @@ export class StreamableChannel implements SessionChannel {
     if (channel === undefined) return
     channel.complete = true
     this.requests.delete(requestId)
-    this.inflight.delete(channel.id)
+    this.inflight?.delete(channel.id)
     // A resuming GET still replaying ends itself once it has caught up.
     if (channel.held === undefined) this.dropLive(channel)?.end()
   }
@@ -202,6 +209,7 @@ export class StreamableChannel implements SessionChannel {
   private openStream (entry: RequestEntry, requestId: JsonRpcId, res: ServerResponse, headers: OutgoingHttpHeaders): EventChannel {
     const channel: EventChannel = { id: this.nextStreamId(), requestId, live: undefined, held: undefined, complete: false }
     entry.channel = channel
+    this.inflight ??= new Map()
     this.inflight.set(channel.id, channel)
     const stream = this.attach(channel, res, headers)
     if (this.resumable) this.prime(channel, stream, PRIMING_RETRY_MS)
@@ -237,7 +245,7 @@ export class StreamableChannel implements SessionChannel {
   async planResume (lastEventId: string): Promise<ResumePlan | undefined> {
     const streamId = this.streamIdOf(lastEventId)
     if (this.env.store === undefined || streamId === undefined) return undefined
-    const channel = streamId === STANDALONE ? this.standalone : this.inflight.get(streamId)
+    const channel = streamId === STANDALONE ? this.standalone : this.inflight?.get(streamId)
     if (channel !== undefined) channel.held = []
     let replay: EventReplay | undefined
     try {
