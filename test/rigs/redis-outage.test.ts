@@ -146,7 +146,7 @@ t.test('Redis SIGKILLed, restarted empty 2 s later: no crash, only 503 + Retry-A
     t.same({ status: refused.status, retryAfter: refused.retryAfter !== null }, { status: 503, retryAfter: true }, `in the gap, ${refused.what}: 503 with Retry-After`)
   }
   t.same(gap.filter((g) => g.status === 202).map((g) => g.what), [`legacy POST at ${legacy.owner}`], 'the legacy session\'s owner needs no Redis for its own POSTs')
-  // A request left unanswered shows here too: the SDK gives up on it after 60 s, with no HTTP status.
+  // A request left unanswered shows here too: the load gives up on it after 20 s (CALL_TIMEOUT_MS), with no HTTP status.
   t.same(load.failures.filter((failure) => failure.status !== 503), [], `clients saw only 503s (${load.failures.length}), never a 404 or a 500, no call left unanswered`)
   t.ok(callsInGap > 0, 'established Streamable sessions kept working meanwhile')
   // Stream-0 messages sent in the gap may be lost (a restart without persistence loses the log and
