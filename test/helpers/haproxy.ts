@@ -61,30 +61,41 @@ export interface Haproxy {
   stop: () => Promise<void>
 }
 
-/** Starts haproxy (`-f cfg -db`: foreground, so the test holds its pid) and waits until it accepts connections. */
+/** Starts of haproxy before its failure is the test's: each on a new port. */
+const STARTS = 3
+
+/**
+ * Starts haproxy (`-f cfg -db`: foreground, so the test holds its pid) and waits until it accepts
+ * connections. A port free when {@link freePort} looked may be taken by the time haproxy binds it;
+ * haproxy then exits at once, and is started again on a new port.
+ */
 export async function startHaproxy (t: Test, backends: readonly number[]): Promise<Haproxy> {
-  const port = await freePort()
   const dir = await mkdtemp(join(tmpdir(), 'mcp-haproxy-'))
   const cfg = join(dir, 'haproxy.cfg')
-  await writeFile(cfg, haproxyConfig(port, backends))
-  const child: ChildProcess = spawn(BINARY, ['-f', cfg, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] })
-  let stderr = ''
-  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  let child: ChildProcess | undefined
   const stop = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL')
       await once(child, 'exit')
     }
     await rm(dir, { recursive: true, force: true })
   }
   t.teardown(stop)
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`haproxy exited: ${stderr.slice(0, 500)}`)
-    if (await accepts(port)) break
-    if (i > 200) throw new Error(`haproxy did not listen on ${port}: ${stderr.slice(0, 500)}`)
-    await sleep(25)
+  for (let start = 1; ; start++) {
+    const port = await freePort()
+    await writeFile(cfg, haproxyConfig(port, backends))
+    const started: ChildProcess = spawn(BINARY, ['-f', cfg, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    child = started
+    let stderr = ''
+    started.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+    for (let i = 0; ; i++) {
+      if (started.exitCode !== null) break
+      if (await accepts(port)) return { port, url: `http://127.0.0.1:${port}`, stop }
+      if (i > 200) throw new Error(`haproxy did not listen on ${port}: ${stderr.slice(0, 500)}`)
+      await sleep(25)
+    }
+    if (start >= STARTS) throw new Error(`haproxy exited at start ${start} times in a row: ${stderr.slice(0, 500)}`)
   }
-  return { port, url: `http://127.0.0.1:${port}`, stop }
 }
 
 async function accepts (port: number): Promise<boolean> {

@@ -53,26 +53,54 @@ export interface RedisServerOptions {
   snapshot?: boolean
 }
 
-/** Starts redis-server on a free port and registers its teardown on `t`. */
+/** Starts of a server before its failure is the test's: each on a new port. */
+const FIRST_STARTS = 3
+
+/** redis-server exited before answering: its port was taken (see {@link startRedis}). */
+class ExitedAtStart extends Error {}
+
+/**
+ * Starts redis-server on a free port and registers its teardown on `t`. A port free when
+ * {@link freePort} looked may be taken by the time redis-server binds it (another process's
+ * outgoing connection, or a port handed out twice); redis-server then exits at once, and the first
+ * start is tried again on a new port. A restart keeps the port: that is its point.
+ */
 export async function startRedis (t: Test, options: RedisServerOptions = {}): Promise<RedisServer> {
-  const port = await freePort()
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning']
-  if (options.password !== undefined) args.push('--requirepass', options.password)
+  const base = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning']
+  if (options.password !== undefined) base.push('--requirepass', options.password)
   if (options.snapshot === true) {
     const dir = await mkdtemp(join(tmpdir(), 'mcp-redis-'))
     t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
-    args.push('--dir', dir, '--dbfilename', 'dump.rdb')
+    base.push('--dir', dir, '--dbfilename', 'dump.rdb')
   }
+  let port = await freePort()
   let child: ChildProcess | undefined
   const start = async (): Promise<void> => {
-    child = spawn(BINARY, args, { stdio: ['ignore', 'ignore', 'inherit'] })
-    await waitForPong(port, options.password)
+    const started = spawn(BINARY, ['--port', String(port), ...base], { stdio: ['ignore', 'ignore', 'inherit'] })
+    child = started
+    await waitForPong(port, options.password, started)
   }
   const exited = async (): Promise<void> => {
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return
     await once(child, 'exit')
   }
-  const server: RedisServer = {
+  const stop = async (): Promise<void> => {
+    // A stopped server ignores SIGTERM until continued.
+    child?.kill('SIGCONT')
+    child?.kill('SIGKILL')
+    await exited()
+  }
+  t.teardown(stop)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start()
+      break
+    } catch (error) {
+      if (!(error instanceof ExitedAtStart) || attempt >= FIRST_STARTS) throw error
+      port = await freePort()
+    }
+  }
+  return {
     port,
     url: options.password === undefined ? `redis://127.0.0.1:${port}` : `redis://:${encodeURIComponent(options.password)}@127.0.0.1:${port}`,
     get pid () { return child?.pid },
@@ -83,20 +111,13 @@ export async function startRedis (t: Test, options: RedisServerOptions = {}): Pr
     },
     restart: start,
     command: async (...command) => await rawCommand(port, options.password, command),
-    stop: async () => {
-      // A stopped server ignores SIGTERM until continued.
-      child?.kill('SIGCONT')
-      child?.kill('SIGKILL')
-      await exited()
-    }
+    stop
   }
-  t.teardown(server.stop)
-  await start()
-  return server
 }
 
-async function waitForPong (port: number, password: string | undefined): Promise<void> {
+async function waitForPong (port: number, password: string | undefined, child: ChildProcess): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt++) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new ExitedAtStart(`redis-server exited at start on port ${port} (code ${String(child.exitCode)})`)
     const reply = await rawCommand(port, password, ['PING']).catch(() => '')
     if (reply.includes('PONG')) return
     await sleep(25)
