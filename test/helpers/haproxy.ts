@@ -13,7 +13,7 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
-import { freePort } from './free-port.js'
+import { ExitedAtStart, hasExited, startOnFreePorts } from './free-port.js'
 import { sleep } from './wait.js'
 
 const BINARY = process.env.HAPROXY ?? 'haproxy'
@@ -61,41 +61,35 @@ export interface Haproxy {
   stop: () => Promise<void>
 }
 
-/** Starts of haproxy before its failure is the test's: each on a new port. */
-const STARTS = 3
-
 /**
- * Starts haproxy (`-f cfg -db`: foreground, so the test holds its pid) and waits until it accepts
- * connections. A port free when {@link freePort} looked may be taken by the time haproxy binds it;
- * haproxy then exits at once, and is started again on a new port.
+ * Starts haproxy (`-f cfg -db`: foreground, so the test holds its pid) on a free port (see
+ * {@link startOnFreePorts}) and waits until it accepts connections.
  */
 export async function startHaproxy (t: Test, backends: readonly number[]): Promise<Haproxy> {
   const dir = await mkdtemp(join(tmpdir(), 'mcp-haproxy-'))
   const cfg = join(dir, 'haproxy.cfg')
   let child: ChildProcess | undefined
   const stop = async (): Promise<void> => {
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+    if (child !== undefined && !hasExited(child)) {
       child.kill('SIGKILL')
       await once(child, 'exit')
     }
     await rm(dir, { recursive: true, force: true })
   }
   t.teardown(stop)
-  for (let start = 1; ; start++) {
-    const port = await freePort()
+  return await startOnFreePorts(1, async ([port = 0]) => {
     await writeFile(cfg, haproxyConfig(port, backends))
     const started: ChildProcess = spawn(BINARY, ['-f', cfg, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] })
     child = started
     let stderr = ''
     started.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
     for (let i = 0; ; i++) {
-      if (started.exitCode !== null) break
+      if (hasExited(started)) throw new ExitedAtStart(`haproxy exited at start on ${port}: ${stderr.slice(0, 500)}`)
       if (await accepts(port)) return { port, url: `http://127.0.0.1:${port}`, stop }
       if (i > 200) throw new Error(`haproxy did not listen on ${port}: ${stderr.slice(0, 500)}`)
       await sleep(25)
     }
-    if (start >= STARTS) throw new Error(`haproxy exited at start ${start} times in a row: ${stderr.slice(0, 500)}`)
-  }
+  })
 }
 
 async function accepts (port: number): Promise<boolean> {

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { Redis } from 'ioredis'
 import type { Test } from 'tap'
-import { freePort } from './free-port.js'
+import { ExitedAtStart, hasExited, startOnFreePorts } from './free-port.js'
 
 const SERVER = process.env.REDIS_SERVER ?? 'redis-server'
 const CLI = process.env.REDIS_CLI ?? 'redis-cli'
@@ -111,20 +111,10 @@ export async function startRedisCluster (t: Test, primaries = 3, replicas = 0): 
   return rig
 }
 
-/** Starts of one node before its failure is the test's: each on two new ports. */
-const NODE_STARTS = 3
-
-/**
- * One cluster node on two free ports, answering PING. A port free when {@link freePort} looked may
- * be taken by the time redis-server binds it (by another process's outgoing connection, or handed
- * out twice); redis-server then exits at once, and the node is started again on new ports. CI lost
- * a whole cluster test to it once ("timed out: redis-server answers", after 20 s of pinging a
- * server that had exited).
- */
+/** One cluster node on two free ports (see {@link startOnFreePorts}), answering PING. */
 async function startNode (dir: string, children: ChildProcess[]): Promise<ClusterNode> {
-  for (let start = 1; ; start++) {
-    const [port, bus] = [await freePort(), await freePort()]
-    if (port === bus) continue
+  return await startOnFreePorts(2, async (ports) => {
+    const [port, bus] = ports as [number, number]
     const child = spawn(SERVER, [
       '--port', String(port), '--cluster-port', String(bus), '--bind', '127.0.0.1', '--cluster-enabled', 'yes',
       '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '2000', '--dir', dir,
@@ -133,21 +123,23 @@ async function startNode (dir: string, children: ChildProcess[]): Promise<Cluste
     children.push(child)
     const admin = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 3, retryStrategy: (n) => Math.min(n * 20, 200) })
     admin.on('error', () => {})
-    const deadline = Date.now() + 20_000
-    for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null) break
-      if ((await admin.ping().catch(() => '')) === 'PONG') return { port, admin }
-      if (Date.now() > deadline) throw new Error(`timed out: redis-server on ${port} answers`)
-      await new Promise((resolve) => setTimeout(resolve, 50))
+    try {
+      await waitFor(async () => {
+        if (hasExited(child)) throw new ExitedAtStart(`redis-server exited at start on ports ${port} and ${bus}`)
+        return (await admin.ping().catch(() => '')) === 'PONG'
+      }, `redis-server on ${port} answers`)
+    } catch (error) {
+      admin.disconnect()
+      throw error
     }
-    admin.disconnect()
-    if (start >= NODE_STARTS) throw new Error(`redis-server exited at start ${start} times in a row (ports ${port} and ${bus} the last time)`)
-  }
+    return { port, admin }
+  })
 }
 
 async function waitFor (check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms
-  while (!await check().catch(() => false)) {
+  // A check's failure is a "not yet", except a child that exited: that one is final.
+  while (!await check().catch((error: unknown) => { if (error instanceof ExitedAtStart) throw error; return false })) {
     if (Date.now() > deadline) throw new Error(`timed out: ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }

@@ -10,7 +10,7 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
-import { freePort } from './free-port.js'
+import { ExitedAtStart, hasExited, startOnFreePorts } from './free-port.js'
 import { sleep } from './wait.js'
 
 const BINARY = process.env.REDIS_SERVER ?? 'redis-server'
@@ -54,16 +54,9 @@ export interface RedisServerOptions {
 }
 
 /** Starts of a server before its failure is the test's: each on a new port. */
-const FIRST_STARTS = 3
-
-/** redis-server exited before answering: its port was taken (see {@link startRedis}). */
-class ExitedAtStart extends Error {}
-
 /**
- * Starts redis-server on a free port and registers its teardown on `t`. A port free when
- * {@link freePort} looked may be taken by the time redis-server binds it (another process's
- * outgoing connection, or a port handed out twice); redis-server then exits at once, and the first
- * start is tried again on a new port. A restart keeps the port: that is its point.
+ * Starts redis-server on a free port (see {@link startOnFreePorts}) and registers its teardown on
+ * `t`. A restart keeps the port: that is its point.
  */
 export async function startRedis (t: Test, options: RedisServerOptions = {}): Promise<RedisServer> {
   const base = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning']
@@ -73,7 +66,7 @@ export async function startRedis (t: Test, options: RedisServerOptions = {}): Pr
     t.teardown(async () => { await rm(dir, { recursive: true, force: true }) })
     base.push('--dir', dir, '--dbfilename', 'dump.rdb')
   }
-  let port = await freePort()
+  let port = 0
   let child: ChildProcess | undefined
   const start = async (): Promise<void> => {
     const started = spawn(BINARY, ['--port', String(port), ...base], { stdio: ['ignore', 'ignore', 'inherit'] })
@@ -81,7 +74,7 @@ export async function startRedis (t: Test, options: RedisServerOptions = {}): Pr
     await waitForPong(port, options.password, started)
   }
   const exited = async (): Promise<void> => {
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return
+    if (child === undefined || hasExited(child)) return
     await once(child, 'exit')
   }
   const stop = async (): Promise<void> => {
@@ -91,15 +84,10 @@ export async function startRedis (t: Test, options: RedisServerOptions = {}): Pr
     await exited()
   }
   t.teardown(stop)
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await start()
-      break
-    } catch (error) {
-      if (!(error instanceof ExitedAtStart) || attempt >= FIRST_STARTS) throw error
-      port = await freePort()
-    }
-  }
+  await startOnFreePorts(1, async ([free = 0]) => {
+    port = free
+    await start()
+  })
   return {
     port,
     url: options.password === undefined ? `redis://127.0.0.1:${port}` : `redis://:${encodeURIComponent(options.password)}@127.0.0.1:${port}`,
@@ -117,7 +105,7 @@ export async function startRedis (t: Test, options: RedisServerOptions = {}): Pr
 
 async function waitForPong (port: number, password: string | undefined, child: ChildProcess): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt++) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new ExitedAtStart(`redis-server exited at start on port ${port} (code ${String(child.exitCode)})`)
+    if (hasExited(child)) throw new ExitedAtStart(`redis-server exited at start on port ${port} (code ${String(child.exitCode)})`)
     const reply = await rawCommand(port, password, ['PING']).catch(() => '')
     if (reply.includes('PONG')) return
     await sleep(25)
