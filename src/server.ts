@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { AlreadyStartedError, InvalidMessageError, InvalidOptionsError, NotFoundError, StartFailedError } from './errors.js'
 import { httpLoggerOptions } from './transports/http/logger-options.js'
@@ -167,6 +167,8 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
     /* c8 ignore next: start() calls this for the sse transport only */
     if (transport.type !== 'sse' || options === undefined) throw new Error('unreachable')
     const { port, host, requestReadTimeoutMs, headersTimeoutMs, trustProxy } = transport.options
+    // Loaded here, not with the module: a stdio server never needs it, and it is a tenth of the import.
+    const { default: Fastify } = await import('fastify')
     const app = Fastify({
       // Behind a proxy, the client's address (what per-client bounds count without auth) is in X-Forwarded-For.
       trustProxy: typeof trustProxy === 'object' ? [...trustProxy] : trustProxy,

@@ -162,8 +162,8 @@ export class Registry implements RuleBook {
       rule,
       rateLimit,
       wire,
-      validateInput: compileValidator(inputSchema, 'arguments'),
-      validateOutput: outputSchema === undefined ? undefined : compileValidator(outputSchema, 'structuredContent'),
+      validateInput: validatorFor(inputSchema, name, 'inputSchema', 'arguments'),
+      validateOutput: outputSchema === undefined ? undefined : validatorFor(outputSchema, name, 'outputSchema', 'structuredContent'),
       mirrored: mirrored.params,
       taskSupport,
       taskStart,
@@ -313,6 +313,15 @@ function requireHandler (handler: unknown, what: string, name: unknown): void {
 function requireCompleter (completer: unknown, what: string, where: string): Completer {
   if (typeof completer !== 'function') throw new InvalidDefinitionError(what, `${where} must be a function`)
   return completer as Completer
+}
+
+/** The schema's validator. A schema Ajv refuses (a `$ref` to nothing, a bad pattern) is the definition's mistake. */
+function validatorFor (schema: JsonSchema, tool: string, field: string, subject: string): Validator {
+  try {
+    return compileValidator(schema, subject)
+  } catch (error) {
+    throw new InvalidDefinitionError('tool', `${tool}: ${field}: ${error instanceof Error ? error.message : String(error)}`)
+  }
 }
 
 function requireSchema (schema: unknown, tool: string, field: string): JsonSchema {

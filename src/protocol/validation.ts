@@ -1,13 +1,16 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
+import { compilesLater } from './compile-later.js'
 import type { JsonSchema } from './definitions.js'
 
 // ajv-formats ships CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv
 
 /**
- * Compiles argument and output schemas once, at registration. MCP 2025-11-25
+ * Compiles argument and output schemas once: at registration, or at first use when that loses no
+ * error (compile-later.ts: the schema is then checked against its meta-schema at registration,
+ * which throws what compiling would). MCP 2025-11-25
  * says a schema without `$schema` is JSON Schema 2020-12; older drafts that
  * declare themselves get the draft-07 engine.
  */
@@ -29,10 +32,20 @@ function engineFor (schema: JsonSchema): Ajv {
 
 export type Validator = (value: unknown) => string | undefined
 
-/** Returns a function that yields undefined for valid input, or a readable list of problems. */
+/**
+ * Returns a function that yields undefined for valid input, or a readable list of problems. Throws
+ * Ajv's own error for a schema it refuses. The schema must not change afterwards: it may be
+ * compiled at the first call.
+ */
 export function compileValidator (schema: JsonSchema, subject: string): Validator {
-  const validate: ValidateFunction = engineFor(schema).compile(schema)
-  return (value) => validate(value) ? undefined : describeErrors(validate.errors ?? [], subject)
+  const engine = engineFor(schema)
+  let validate: ValidateFunction | undefined
+  if (compilesLater(schema)) engine.validateSchema(schema, true)
+  else validate = engine.compile(schema)
+  return (value) => {
+    validate ??= engine.compile(schema)
+    return validate(value) ? undefined : describeErrors(validate.errors ?? [], subject)
+  }
 }
 
 function describeErrors (errors: ErrorObject[], subject: string): string {
