@@ -1,10 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { protocolExtensions } from './extensions/index.js'
-import { mountMcp, startScaleOut } from './transports/http/mount.js'
 import { ProtocolServer, type MCPRegistryApi } from './protocol/protocol-server.js'
 import type { Principal } from './protocol/principal.js'
-import { routeTools, type RouteToolConfig } from './routes/index.js'
+import type { RouteToolConfig } from './routes/index.js'
 import type { PluginOptions } from './schemas/plugin.js'
 import { resolvePluginOptions } from './schemas/resolve.js'
 
@@ -33,6 +32,8 @@ export type MCPPluginOptions = PluginOptions & { prefix?: string }
 const mcpPlugin: FastifyPluginAsync<MCPPluginOptions> = async (fastify, rawOptions) => {
   // Fastify's own register keys (prefix, logLevel, logSerializers) are not ours to validate.
   const options = resolvePluginOptions(rawOptions)
+  // The HTTP side loads with the first registration, not with the package: a stdio server never needs it.
+  const [{ mountMcp, startScaleOut }, { routeTools }] = await Promise.all([import('./transports/http/mount.js'), import('./routes/index.js')])
   // Scale-out first: its shared task store goes into the core (unless the app brought its own).
   const engine = await startScaleOut(fastify, options)
   const core = new ProtocolServer({ ...options, taskStore: options.taskStore ?? engine?.tasks, logger: fastify.log, extensions: protocolExtensions(options.skills), authenticated: options.auth !== undefined })

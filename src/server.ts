@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { AlreadyStartedError, InvalidMessageError, InvalidOptionsError, NotFoundError, StartFailedError } from './errors.js'
-import { httpLoggerOptions } from './transports/http/logger-options.js'
 import { createStderrLogger } from './util/logger.js'
 import { ProtocolServer, type MCPRegistryApi } from './protocol/protocol-server.js'
 import type {
@@ -11,12 +10,10 @@ import type {
 import { protocolExtensions } from './extensions/index.js'
 import type { Registration } from './protocol/registry.js'
 import type { Middleware } from './protocol/authz/middleware.js'
-import { mountMcp, startScaleOut } from './transports/http/mount.js'
 import type { ServerOptions } from './schemas/server.js'
 import { pluginOptionsOf, resolveServerOptions, type ResolvedAuthOptions, type ResolvedServerOptions } from './schemas/resolve.js'
 import { TaskStoreSlot } from './scale/task-store-slot.js'
 import { StdioRunner } from './transports/stdio/runner.js'
-import { sendTransportError } from './transports/http/replies.js'
 
 /** What `start()` resolves with on stdio. */
 export interface StdioStartInfo {
@@ -167,8 +164,11 @@ export class MCPServer<O extends ServerOptions = ServerOptions> implements MCPRe
     /* c8 ignore next: start() calls this for the sse transport only */
     if (transport.type !== 'sse' || options === undefined) throw new Error('unreachable')
     const { port, host, requestReadTimeoutMs, headersTimeoutMs, trustProxy } = transport.options
-    // Loaded here, not with the module: a stdio server never needs it, and it is a tenth of the import.
-    const { default: Fastify } = await import('fastify')
+    // Loaded here, not with the package: a stdio server never needs Fastify or the HTTP transports
+    // (a third of the package's import time).
+    const [{ default: Fastify }, { mountMcp, startScaleOut }, { sendTransportError }, { httpLoggerOptions }] = await Promise.all([
+      import('fastify'), import('./transports/http/mount.js'), import('./transports/http/replies.js'), import('./transports/http/logger-options.js')
+    ])
     const app = Fastify({
       // Behind a proxy, the client's address (what per-client bounds count without auth) is in X-Forwarded-For.
       trustProxy: typeof trustProxy === 'object' ? [...trustProxy] : trustProxy,

@@ -1,7 +1,14 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto'
-import { createVerifier, TokenError } from 'fast-jwt'
+import { createRequire } from 'node:module'
+import type * as FastJwt from 'fast-jwt'
 import type { JwtAlgorithm } from './algorithms.js'
 import { invalidToken, type AuthFailure } from './errors.js'
+
+// fast-jwt loads with the first verification, not with the package: a server without JWT auth never
+// needs it, and it is some 25 ms of a start. `require`, because verifying is synchronous.
+const require = createRequire(import.meta.url)
+let fastJwt: typeof FastJwt | undefined
+const jwtLibrary = (): typeof FastJwt => (fastJwt ??= require('fast-jwt') as typeof FastJwt)
 
 /** Verifies a token's signature, `exp` and `nbf`; returns its payload. Throws fast-jwt TokenErrors. */
 type Verify = (token: string) => Record<string, unknown>
@@ -92,7 +99,7 @@ export class VerificationKey {
     if (!this.supports(alg)) throw invalidToken('The token signing key does not match its algorithm')
     let verify = this.#verifiers.get(alg)
     if (verify === undefined) {
-      verify = createVerifier({
+      verify = jwtLibrary().createVerifier({
         key: this.#material,
         algorithms: [alg as never],
         clockTolerance: this.#toleranceMs,
@@ -112,6 +119,7 @@ export class VerificationKey {
 
 /** fast-jwt's error codes, as fixed public sentences (its messages carry dates and claim values). */
 export function fromTokenError (error: unknown): AuthFailure {
+  const { TokenError } = jwtLibrary()
   const code = error instanceof TokenError ? error.code : ''
   switch (code) {
     case TokenError.codes.expired: return invalidToken('The token has expired')

@@ -1,6 +1,12 @@
+import { createRequire } from 'node:module'
 import { isDeepStrictEqual } from 'node:util'
-import { parse } from 'yaml'
+import type * as Yaml from 'yaml'
 import { isRecord } from '../../util/is-record.js'
+
+// The YAML parser loads with the first skill, not with the package: most servers have no skills,
+// and it is some 20 ms of every start. `require`, because registering a skill is synchronous.
+const require = createRequire(import.meta.url)
+let yaml: typeof Yaml | undefined
 
 // The block a `SKILL.md` opens with (Agent Skills specification): `---`, YAML, `---`.
 const FRONTMATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/
@@ -27,7 +33,8 @@ export function frontmatterOf (markdown: string): Frontmatter {
   let value: unknown
   try {
     // YAML 1.2 core schema: what the SDKs verifying the file against the entry parse it with.
-    value = parse(block[1] ?? '', { schema: 'core' })
+    yaml ??= require('yaml') as typeof Yaml
+    value = yaml.parse(block[1] ?? '', { schema: 'core' })
   } catch (error) {
     throw new Error(`the SKILL.md frontmatter is not valid YAML: ${(error as Error).message.split('\n')[0] ?? ''}`)
   }
