@@ -52,7 +52,7 @@ const calledTools = Object.fromEntries(config.sizes.map((size) => [size, catalog
 
 const SERVERS = {
   ours: { label: 'ours', script: 'catalog-ours.js', generations: ['2025', '2026'] },
-  candidate: { label: 'ours (candidate)', script: 'catalog-ours.js', generations: ['2025', '2026'], env: { BENCH_OURS_DIST: config.candidate === undefined ? '' : new URL(config.candidate, `file://${process.cwd()}/`).href } },
+  candidate: { label: env.BENCH_CANDIDATE_LABEL || 'ours (candidate)', script: 'catalog-ours.js', generations: ['2025', '2026'], env: { BENCH_OURS_DIST: config.candidate === undefined ? '' : new URL(config.candidate, `file://${process.cwd()}/`).href } },
   'sdk-v1': { label: 'SDK v1', script: 'catalog-sdk-v1.js', generations: ['2025'] },
   'sdk-v2': { label: 'SDK v2', script: 'catalog-sdk-v2.js', generations: ['2025', '2026'] }
 }
@@ -262,7 +262,7 @@ function report (results, floor, otherLoad, context) {
       md.push(`| ${cell.transport} | ${cell.size} | ${cell.generation === '2026' ? MODERN_VERSION : LEGACY_VERSION} | ${SERVERS[name].label} | **${f(m, 1)}** | ${first.length === 0 ? 'n/a' : `${f(Math.min(...first))} – ${f(Math.max(...first))}`} | ${cell.transport === 'http' ? f(median(listen), 1) : '—'} | ${m === undefined || ours === undefined ? 'n/a' : `${f(m / ours, 2)}x`} | ${cell.errors[name].length}${cell.errors[name].length > 0 ? ` (${cell.errors[name][0].replace(/\|/g, '/').slice(0, 120)})` : ''} |`)
     }
   }
-  md.push('', 'What a launch includes: Node\'s own start, loading the framework, registering the catalog (ours compiles every input and output schema with Ajv at registration; the SDKs build their zod schemas at start-up and convert them to JSON Schema when listing), binding stdio or the port, and the conversation above. Servers are the catalog servers of `npm run bench:catalog` (servers/catalog-*.js).')
+  md.push('', 'What a launch includes: Node\'s own start, loading the framework, registering the catalog (ours checks every input and output schema against its meta-schema at registration and compiles it with Ajv at the tool\'s first call, docs/handlers.md; the SDKs build their zod schemas at start-up and convert them to JSON Schema when listing), binding stdio or the port, and the conversation above. Servers are the catalog servers of `npm run bench:catalog` (servers/catalog-*.js).')
   return md.join('\n')
 }
 
