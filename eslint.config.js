@@ -4,7 +4,7 @@ import neostandard from 'neostandard'
 export default [
   ...neostandard({
     ts: true,
-    ignores: ['dist/**', 'coverage/**', '.tap/**', 'tools/**', 'benchmarks/.tmp/**']
+    ignores: ['dist/**', 'coverage/**', '.tap/**', 'tools/**', 'benchmarks/.tmp/**', 'lib/meta-schemas/**']
   }),
   {
     rules: {

@@ -3,31 +3,50 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import { compilesLater } from './compile-later.js'
 import type { JsonSchema } from './definitions.js'
+import { metaSchemaValidator, type Dialect } from './meta-schemas.js'
 
 // ajv-formats ships CommonJS; under NodeNext its default export arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv
 
-/**
- * Compiles argument and output schemas once: at registration, or at first use when that loses no
- * error (compile-later.ts: the schema is then checked against its meta-schema at registration,
- * which throws what compiling would). MCP 2025-11-25
- * says a schema without `$schema` is JSON Schema 2020-12; older drafts that
- * declare themselves get the draft-07 engine.
- */
+// Argument and output schemas are compiled once: at registration, or at first use when that loses
+// no error (compile-later.ts); either way each is checked against its meta-schema at registration
+// (meta-schemas.ts). MCP 2025-11-25 says a schema without `$schema` is JSON Schema 2020-12; older
+// drafts that declare themselves get the draft-07 engine.
 // ownProperties: arguments are client JSON; without it `required: ['constructor']` is met by
 // Object.prototype.constructor, and an optional `valueOf` is "present" and fails its type.
-const options = { strict: false, allErrors: true, allowUnionTypes: true, validateFormats: true, ownProperties: true }
-let draft2020: Ajv | undefined
-let draft07: Ajv | undefined
+// validateSchema: false, because checkSchema does it with the precompiled meta-schemas.
+const options = { strict: false, allErrors: true, allowUnionTypes: true, validateFormats: true, ownProperties: true, validateSchema: false }
+const engines = new Map<Dialect, Ajv>()
 
-function engineFor (schema: JsonSchema): Ajv {
+/** A new engine for `dialect` with the options every tool schema is compiled with (`extra` for scripts/meta-schemas.js). */
+export function newEngine (dialect: Dialect, extra: Record<string, unknown> = {}): Ajv {
+  const settings = { ...options, ...extra }
+  return addFormats(dialect === 'draft-07' ? new Ajv(settings) : new Ajv2020(settings) as unknown as Ajv)
+}
+
+function dialectOf (schema: JsonSchema): Dialect {
   const declared = typeof schema.$schema === 'string' ? schema.$schema : ''
-  if (/draft-0[4-7]/.test(declared)) {
-    draft07 ??= addFormats(new Ajv(options))
-    return draft07
+  return /draft-0[4-7]/.test(declared) ? 'draft-07' : '2020-12'
+}
+
+function engineOf (dialect: Dialect): Ajv {
+  let engine = engines.get(dialect)
+  if (engine === undefined) {
+    engine = newEngine(dialect)
+    engines.set(dialect, engine)
   }
-  draft2020 ??= addFormats(new Ajv2020(options) as unknown as Ajv)
-  return draft2020
+  return engine
+}
+
+/** Throws what Ajv's compile would for a schema its meta-schema refuses. */
+function checkSchema (engine: Ajv, dialect: Dialect, schema: JsonSchema): void {
+  const meta = metaSchemaValidator(dialect, schema.$schema)
+  // Another `$schema` (a vocabulary's meta-schema, an unknown one): Ajv resolves it, or throws.
+  if (meta === undefined) {
+    engine.validateSchema(schema, true)
+    return
+  }
+  if (meta(schema) !== true) throw new Error(`schema is invalid: ${engine.errorsText(meta.errors)}`)
 }
 
 export type Validator = (value: unknown) => string | undefined
@@ -38,10 +57,11 @@ export type Validator = (value: unknown) => string | undefined
  * compiled at the first call.
  */
 export function compileValidator (schema: JsonSchema, subject: string): Validator {
-  const engine = engineFor(schema)
+  const dialect = dialectOf(schema)
+  const engine = engineOf(dialect)
+  checkSchema(engine, dialect, schema)
   let validate: ValidateFunction | undefined
-  if (compilesLater(schema)) engine.validateSchema(schema, true)
-  else validate = engine.compile(schema)
+  if (!compilesLater(schema)) validate = engine.compile(schema)
   return (value) => {
     validate ??= engine.compile(schema)
     return validate(value) ? undefined : describeErrors(validate.errors ?? [], subject)

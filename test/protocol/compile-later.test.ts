@@ -24,7 +24,10 @@ const refusedByCompile: Array<[string, JsonSchema, RegExp]> = [
 // Schemas the meta-schema check refuses, which runs at registration whatever the walk says.
 const refusedByMetaSchema: Array<[string, JsonSchema, RegExp]> = [
   ['a schema against its meta-schema', object({ a: { type: 'strng' } }), /schema is invalid: data\/properties\/a\/type/],
-  ['an unknown $schema', { $schema: 'https://example.com/my-dialect', type: 'object' }, /no schema with key or ref "https:\/\/example\.com\/my-dialect"/]
+  ['an unknown $schema', { $schema: 'https://example.com/my-dialect', type: 'object' }, /no schema with key or ref "https:\/\/example\.com\/my-dialect"/],
+  ['a draft older than 07', { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }, /no schema with key or ref "http:\/\/json-schema\.org\/draft-04\/schema#"/],
+  ['a $schema that is no string', { $schema: 7, type: 'object' } as unknown as JsonSchema, /\$schema must be a string/],
+  ['a draft-07 schema against its meta-schema', { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', required: 'a' }, /schema is invalid: data\/required must be array/]
 ]
 
 t.test('every schema Ajv refuses is refused at registration, naming the tool and the field', async (t) => {
